@@ -1,0 +1,1 @@
+//! The fabric preset file.

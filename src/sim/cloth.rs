@@ -1,0 +1,665 @@
+//! The cloth: topology plus the state that changes every step, and the step itself.
+//!
+//! One step, in order (see docs in the README's "The simulation" section):
+//! 1. world motion: the character's motion since the last step, a fraction of it, is fed back
+//!    as an inertial offset of the particles (they live in character space);
+//! 2. wind on each triangle, then Verlet integration with the particle's own damping
+//!    (interior, edge, or contact when it touched a collider last step);
+//! 3. `iterations` relaxation passes: stretch links, then shear/bend links, each group with
+//!    its own stiffness, weighted by inverse mass; optionally Provot's deformation limit;
+//! 4. collisions (push out of every collider, remember the contact);
+//! 5. max distance from the reference pose;
+//! 6. hard constraints, top-down, moving only the lower particle;
+//! 7. safety: a particle the hard pass left beyond its max distance is clamped again (and
+//!    counted); a non-finite or exploded state resets the cloth to the reference pose.
+//!
+//! Nothing in [`Cloth::step`] allocates.
+
+use glam::{Quat, Vec3};
+
+use super::collision::Collider;
+use super::params::FabricParams;
+use super::topology::{interleave, ConstraintKind, Link, Topology};
+use super::wind::{triangle_wind, wind_velocity};
+use super::Frame;
+
+/// A particle further than this many times its max distance from its reference point (and at
+/// least [`EXPLODE_MIN_DISTANCE`]) means the state has exploded.
+pub const EXPLODE_FACTOR: f32 = 10.0;
+/// The floor of the explosion distance, metres, so a max distance of 0 does not reset on a
+/// rounding error.
+pub const EXPLODE_MIN_DISTANCE: f32 = 0.1;
+/// Character motion above this many metres in one step is a cut (a teleport), not motion: the
+/// world-motion offset is skipped for that step.
+pub const TELEPORT_DISTANCE: f32 = 2.0;
+/// Character turning above this many radians in one step is a cut too.
+pub const TELEPORT_ANGLE: f32 = 1.0;
+/// Passes of the deformation limit per step.
+const LIMIT_PASSES: usize = 2;
+
+/// What drives one step: the character's frame and pose, and the colliders. All in character
+/// space except `frame`, which places the character in the world.
+#[derive(Clone, Copy, Debug)]
+pub struct StepInput<'a> {
+    /// The character's world frame at the end of this step.
+    pub frame: Frame,
+    /// Each particle's reference point: its rest position skinned to its bone (character
+    /// space). Pinned particles are put exactly here; the others stay within their max
+    /// distance of it. One entry per particle.
+    pub reference: &'a [Vec3],
+    /// Colliders in character space.
+    pub colliders: &'a [Collider],
+}
+
+/// Why a step was refused. The cloth is left as it was.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StepError {
+    #[error("the step input has {got} reference points, the cloth has {expected} particles")]
+    ReferenceCount { expected: usize, got: usize },
+    #[error("reference point {0} is not finite")]
+    ReferenceNotFinite(usize),
+    #[error("the character frame is not finite")]
+    FrameNotFinite,
+    #[error("collider {0} has a non-finite or non-positive size")]
+    BadCollider(usize),
+}
+
+/// Counters the caller can read to see what the safety nets did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClothStats {
+    /// Steps taken.
+    pub steps: u64,
+    /// Times the cloth was reset to the reference pose after a non-finite or exploded state.
+    pub resets: u64,
+    /// Steps whose world-motion offset was skipped because the character jumped too far.
+    pub teleports: u64,
+    /// Particle clamps after the hard pass (the hard pass pushed them past their max distance).
+    pub post_hard_clamps: u64,
+    /// The largest such overshoot, metres.
+    pub post_hard_clamp_max: f32,
+}
+
+/// What happened in one step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// The state was non-finite or exploded and the cloth was reset to the reference pose.
+    pub reset: bool,
+    /// Particles touching a collider at the end of the step.
+    pub contacts: u32,
+}
+
+/// A distance link ready for projection: indices, rest length, and how much of the correction
+/// each end takes (inverse-mass weights summing to 1, or both 0 when both ends are pinned).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Proj {
+    a: u32,
+    b: u32,
+    rest: f32,
+    wa: f32,
+    wb: f32,
+}
+
+/// A simulated cloth.
+#[derive(Clone, Debug)]
+pub struct Cloth {
+    topo: Topology,
+    params: FabricParams,
+    stretch: Vec<Proj>,
+    shear_bend: Vec<Proj>,
+    hard: Vec<Link>,
+    /// Every link sorted top-down for the deformation limit, the lower end taking the whole
+    /// correction (the upper one is already solved), or half each on the same row.
+    limit: Vec<Proj>,
+    /// Per particle: inverse mass relative to the hem row (pinned: 0).
+    inv_mass: Vec<f32>,
+    max_distance: Vec<f32>,
+    pos: Vec<Vec3>,
+    prev: Vec<Vec3>,
+    contact: Vec<bool>,
+    wind_accel: Vec<Vec3>,
+    wind_area: Vec<f32>,
+    last_frame: Option<Frame>,
+    time: f64,
+    stats: ClothStats,
+}
+
+impl Cloth {
+    /// A cloth at its rest pose. `params` is clamped into range.
+    pub fn new(topo: Topology, params: &FabricParams) -> Self {
+        let n = topo.len();
+        let order = |keep: fn(ConstraintKind) -> bool| -> Vec<Proj> {
+            let links: Vec<Link> = topo
+                .links
+                .iter()
+                .copied()
+                .filter(|l| keep(l.kind))
+                .collect();
+            interleave(&links, 2)
+                .into_iter()
+                .map(|l| Proj {
+                    a: l.a,
+                    b: l.b,
+                    rest: l.rest,
+                    wa: 0.0,
+                    wb: 0.0,
+                })
+                .collect()
+        };
+        let stretch = order(|k| k.is_stretch());
+        let shear_bend = order(|k| !k.is_stretch());
+        let hard = topo.hard_links();
+        let mut limit: Vec<Proj> = topo
+            .links
+            .iter()
+            .filter(|l| !(topo.pinned[l.a as usize] && topo.pinned[l.b as usize]))
+            .map(|l| {
+                let (ra, rb) = (topo.row(l.a as usize), topo.row(l.b as usize));
+                let (wa, wb) = if ra == rb {
+                    (0.5, 0.5)
+                } else if ra < rb {
+                    (0.0, 1.0)
+                } else {
+                    (1.0, 0.0)
+                };
+                Proj {
+                    a: l.a,
+                    b: l.b,
+                    rest: l.rest,
+                    wa,
+                    wb,
+                }
+            })
+            .collect();
+        limit.sort_by_key(|l| (topo.row(l.a as usize).min(topo.row(l.b as usize)), l.a, l.b));
+        let mut cloth = Self {
+            limit,
+            stretch,
+            shear_bend,
+            hard,
+            inv_mass: vec![0.0; n],
+            max_distance: vec![0.0; n],
+            pos: topo.rest.clone(),
+            prev: topo.rest.clone(),
+            contact: vec![false; n],
+            wind_accel: vec![Vec3::ZERO; n],
+            wind_area: vec![0.0; n],
+            last_frame: None,
+            time: 0.0,
+            stats: ClothStats::default(),
+            params: FabricParams::default(),
+            topo,
+        };
+        cloth.set_params(params);
+        cloth
+    }
+
+    /// Applies new parameters from the next step on (clamped into range). No rebuild, no
+    /// allocation: only per-particle limits and link weights are refreshed.
+    pub fn set_params(&mut self, params: &FabricParams) {
+        self.params = params.clamped();
+        let p = &self.params;
+        let topo = &self.topo;
+        for i in 0..topo.len() {
+            let t = topo.row_fraction(i);
+            let mut d = p.max_distance_top
+                + (p.max_distance_hem - p.max_distance_top) * t.powf(p.max_distance_exponent);
+            if topo.edge[i] {
+                d *= p.edge_max_distance_scale;
+            }
+            self.max_distance[i] = d;
+            // Mass grows by `mass_falloff` per row upward from the hem.
+            self.inv_mass[i] = if topo.pinned[i] {
+                0.0
+            } else {
+                p.mass_falloff.powi(-((topo.rows - 1 - topo.row(i)) as i32))
+            };
+        }
+        let falloff = p.mass_falloff;
+        for proj in self.stretch.iter_mut().chain(self.shear_bend.iter_mut()) {
+            let (a, b) = (proj.a as usize, proj.b as usize);
+            (proj.wa, proj.wb) = match (topo.pinned[a], topo.pinned[b]) {
+                (true, true) => (0.0, 0.0),
+                (true, false) => (0.0, 1.0),
+                (false, true) => (1.0, 0.0),
+                (false, false) => {
+                    // inv_a / inv_b = falloff^(row_a - row_b); computed from the row gap so a
+                    // tall cloth cannot underflow.
+                    let ratio = falloff.powi(topo.row(a) as i32 - topo.row(b) as i32);
+                    let wa = ratio / (1.0 + ratio);
+                    (wa, 1.0 - wa)
+                }
+            };
+        }
+    }
+
+    /// The parameters in use (after clamping).
+    pub fn params(&self) -> &FabricParams {
+        &self.params
+    }
+
+    /// The topology the cloth was built from.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    /// Particle positions in character space.
+    pub fn positions(&self) -> &[Vec3] {
+        &self.pos
+    }
+
+    /// Previous-step positions in character space (velocity is `positions - previous`).
+    pub fn previous_positions(&self) -> &[Vec3] {
+        &self.prev
+    }
+
+    /// Which particles touched a collider in the last step.
+    pub fn contacts(&self) -> &[bool] {
+        &self.contact
+    }
+
+    /// Each particle's max distance from its reference point, metres.
+    pub fn max_distances(&self) -> &[f32] {
+        &self.max_distance
+    }
+
+    /// Each particle's inverse mass relative to the hem (1 at the hem, 0 when pinned).
+    pub fn inverse_masses(&self) -> &[f32] {
+        &self.inv_mass
+    }
+
+    /// Seconds simulated since the start (or the last [`Cloth::reset_to`]).
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// What the safety nets have done so far.
+    pub fn stats(&self) -> ClothStats {
+        self.stats
+    }
+
+    /// Puts every particle at rest on `reference` (character space) and forgets the previous
+    /// frame and time. Counters are kept. Refuses a reference of the wrong length or with a
+    /// non-finite point.
+    pub fn reset_to(&mut self, reference: &[Vec3]) -> Result<(), StepError> {
+        self.check_reference(reference)?;
+        self.pos.copy_from_slice(reference);
+        self.prev.copy_from_slice(reference);
+        self.contact.fill(false);
+        self.last_frame = None;
+        self.time = 0.0;
+        Ok(())
+    }
+
+    /// Overwrites the state: current and previous positions (character space), one per
+    /// particle; velocity per step is their difference. For tools and tests that need a given
+    /// state. Refuses the wrong length or non-finite values and leaves the cloth as it was.
+    pub fn set_positions(&mut self, pos: &[Vec3], prev: &[Vec3]) -> Result<(), StepError> {
+        self.check_reference(pos)?;
+        self.check_reference(prev)?;
+        self.pos.copy_from_slice(pos);
+        self.prev.copy_from_slice(prev);
+        Ok(())
+    }
+
+    /// Overwrites positions without the finiteness check (to test the explosion safety net).
+    #[cfg(test)]
+    pub(crate) fn positions_mut(&mut self) -> &mut [Vec3] {
+        &mut self.pos
+    }
+
+    fn check_reference(&self, reference: &[Vec3]) -> Result<(), StepError> {
+        if reference.len() != self.pos.len() {
+            return Err(StepError::ReferenceCount {
+                expected: self.pos.len(),
+                got: reference.len(),
+            });
+        }
+        if let Some(i) = reference.iter().position(|p| !p.is_finite()) {
+            return Err(StepError::ReferenceNotFinite(i));
+        }
+        Ok(())
+    }
+
+    /// Advances the cloth by one fixed step of `1 / timestep_hz` seconds.
+    pub fn step(&mut self, input: &StepInput) -> Result<StepReport, StepError> {
+        self.check_reference(input.reference)?;
+        if !input.frame.is_finite() {
+            return Err(StepError::FrameNotFinite);
+        }
+        if let Some(i) = input.colliders.iter().position(|c| !c.is_valid()) {
+            return Err(StepError::BadCollider(i));
+        }
+        let p = self.params.clone();
+        let dt = p.dt();
+        let reference = input.reference;
+
+        self.apply_world_motion(input.frame, &p);
+        // Pinned particles go to their reference first, so everything below (the wind's
+        // triangle normals included) sees this step's pose, whatever frame the cloth is in.
+        for i in 0..self.pos.len() {
+            if self.topo.pinned[i] {
+                self.pos[i] = reference[i];
+                self.prev[i] = reference[i];
+            }
+        }
+
+        // Gravity and wind arrive in world space; the cloth lives in character space.
+        let to_local = input.frame.rotation.inverse();
+        let gravity = to_local * Vec3::new(0.0, -p.gravity, 0.0);
+        let wind_world = wind_velocity(
+            p.wind_direction_deg,
+            p.wind_speed,
+            p.gust_amplitude,
+            p.gust_frequency,
+            self.time,
+        );
+        triangle_wind(
+            &self.pos,
+            &self.topo.triangles,
+            to_local * wind_world,
+            p.wind_drag,
+            &mut self.wind_accel,
+            &mut self.wind_area,
+        );
+
+        // Verlet with each particle's own damping.
+        let dt2 = dt * dt;
+        for i in 0..self.pos.len() {
+            if self.topo.pinned[i] {
+                continue;
+            }
+            let edge = self.topo.edge[i];
+            let damping = if self.contact[i] {
+                p.contact_damping
+            } else if edge {
+                p.edge_damping
+            } else {
+                p.damping
+            };
+            let wind = if edge {
+                self.wind_accel[i] * p.edge_wind_scale
+            } else {
+                self.wind_accel[i]
+            };
+            let x = self.pos[i];
+            let v = x - self.prev[i];
+            self.prev[i] = x;
+            self.pos[i] = x + v * (1.0 - damping) + (gravity + wind) * dt2;
+        }
+
+        for _ in 0..p.iterations {
+            relax(&mut self.pos, &self.stretch, p.stretch_stiffness);
+            relax(&mut self.pos, &self.shear_bend, p.shear_bend_stiffness);
+        }
+        if p.deformation_limit {
+            for _ in 0..LIMIT_PASSES {
+                limit_stretch(&mut self.pos, &self.limit, p.max_stretch_ratio);
+            }
+        }
+
+        // Explosion check before the clamps hide it.
+        let exploded =
+            self.pos
+                .iter()
+                .zip(reference)
+                .zip(&self.max_distance)
+                .any(|((x, r), &md)| {
+                    !x.is_finite()
+                        || x.distance(*r) > (md * EXPLODE_FACTOR).max(EXPLODE_MIN_DISTANCE)
+                });
+        if exploded {
+            self.pos.copy_from_slice(reference);
+            self.prev.copy_from_slice(reference);
+            self.contact.fill(false);
+            self.stats.resets += 1;
+            self.stats.steps += 1;
+            self.time += 1.0 / p.timestep_hz as f64;
+            return Ok(StepReport {
+                reset: true,
+                contacts: 0,
+            });
+        }
+
+        let contacts = self.collide(input.colliders, p.collision_margin);
+
+        for i in 0..self.pos.len() {
+            self.pos[i] = clamp_to(self.pos[i], reference[i], self.max_distance[i]);
+        }
+
+        if p.hard_constraints {
+            for l in &self.hard {
+                let (a, b) = (l.a as usize, l.b as usize);
+                let d = self.pos[b] - self.pos[a];
+                let len = d.length();
+                if len > 1e-9 {
+                    self.pos[b] = self.pos[a] + d * (l.rest / len);
+                }
+            }
+            // The safety net: the hard pass may push a particle past its max distance.
+            for i in 0..self.pos.len() {
+                let over = self.pos[i].distance(reference[i]) - self.max_distance[i];
+                if over > 1e-5 {
+                    self.pos[i] = clamp_to(self.pos[i], reference[i], self.max_distance[i]);
+                    self.stats.post_hard_clamps += 1;
+                    self.stats.post_hard_clamp_max = self.stats.post_hard_clamp_max.max(over);
+                }
+            }
+        }
+
+        self.stats.steps += 1;
+        self.time += 1.0 / p.timestep_hz as f64;
+        Ok(StepReport {
+            reset: false,
+            contacts,
+        })
+    }
+
+    /// Moves every free particle (and its previous position, so the offset carries inertia) by
+    /// the given fraction of the character's motion since the last step, seen from the
+    /// character: a fraction of 1 leaves the particle where it was in the world.
+    fn apply_world_motion(&mut self, frame: Frame, p: &FabricParams) {
+        let Some(last) = self.last_frame.replace(frame) else {
+            return;
+        };
+        // Maps last step's character-space coordinates to this step's.
+        let delta = frame.inverse().mul(&last);
+        let angle = delta.rotation.to_axis_angle().1.abs();
+        let angle = if angle > std::f32::consts::PI {
+            std::f32::consts::TAU - angle
+        } else {
+            angle
+        };
+        if delta.translation.length() > TELEPORT_DISTANCE || angle > TELEPORT_ANGLE {
+            self.stats.teleports += 1;
+            return;
+        }
+        let base = partial(&delta, p.world_motion_fraction);
+        let edge = partial(&delta, p.edge_world_motion_fraction);
+        for i in 0..self.pos.len() {
+            if self.topo.pinned[i] {
+                continue;
+            }
+            let Some(m) = (if self.topo.edge[i] { edge } else { base }) else {
+                continue;
+            };
+            self.pos[i] = m.transform_point(self.pos[i]);
+            self.prev[i] = m.transform_point(self.prev[i]);
+        }
+    }
+
+    fn collide(&mut self, colliders: &[Collider], margin: f32) -> u32 {
+        let mut contacts = 0;
+        for i in 0..self.pos.len() {
+            if self.topo.pinned[i] {
+                self.contact[i] = false;
+                continue;
+            }
+            let mut x = self.pos[i];
+            let mut touched = false;
+            for c in colliders {
+                let y = c.push_out(x, margin);
+                if y != x {
+                    touched = true;
+                    x = y;
+                }
+            }
+            self.pos[i] = x;
+            self.contact[i] = touched;
+            contacts += touched as u32;
+        }
+        contacts
+    }
+}
+
+/// `fraction` of a rigid motion: `None` for none of it, the motion itself for all of it, else
+/// the rotation slerped from identity and the translation scaled.
+fn partial(m: &Frame, fraction: f32) -> Option<Frame> {
+    if fraction <= 0.0 {
+        None
+    } else if fraction >= 1.0 {
+        Some(*m)
+    } else {
+        Some(Frame::new(
+            Quat::IDENTITY.slerp(m.rotation, fraction),
+            m.translation * fraction,
+        ))
+    }
+}
+
+#[inline]
+fn clamp_to(x: Vec3, center: Vec3, radius: f32) -> Vec3 {
+    let d = x - center;
+    let len2 = d.length_squared();
+    if len2 <= radius * radius {
+        return x;
+    }
+    center + d * (radius / len2.sqrt())
+}
+
+/// One Gauss-Seidel pass over `links`: move both ends along the link so its length approaches
+/// the rest length by `stiffness` of the error, shared by the inverse-mass weights.
+#[inline(never)]
+fn relax(pos: &mut [Vec3], links: &[Proj], stiffness: f32) {
+    if stiffness <= 0.0 {
+        return;
+    }
+    for l in links {
+        let (a, b) = (l.a as usize, l.b as usize);
+        let d = pos[b] - pos[a];
+        let len2 = d.length_squared();
+        if len2 <= 1e-18 {
+            continue;
+        }
+        let len = len2.sqrt();
+        let s = stiffness * (len - l.rest) / len;
+        pos[a] += d * (s * l.wa);
+        pos[b] -= d * (s * l.wb);
+    }
+}
+
+/// Provot's deformation limit: any link longer than `ratio` times its rest length is pulled
+/// back to exactly that length.
+fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) {
+    for l in links {
+        let (a, b) = (l.a as usize, l.b as usize);
+        let d = pos[b] - pos[a];
+        let len = d.length();
+        let limit = l.rest * ratio;
+        if len <= limit || len <= 1e-9 {
+            continue;
+        }
+        let s = (len - limit) / len;
+        pos[a] += d * (s * l.wa);
+        pos[b] -= d * (s * l.wb);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proj(wa: f32, wb: f32) -> Proj {
+        Proj {
+            a: 0,
+            b: 1,
+            rest: 1.0,
+            wa,
+            wb,
+        }
+    }
+
+    #[test]
+    fn stiffness_one_solves_a_link_in_one_projection_and_half_halves_it() {
+        // Two particles 2 m apart, rest 1 m, equal mass.
+        let mut pos = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)];
+        relax(&mut pos, &[proj(0.5, 0.5)], 1.0);
+        assert_eq!(pos, [Vec3::new(0.5, 0.0, 0.0), Vec3::new(1.5, 0.0, 0.0)]);
+        let mut pos = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)];
+        relax(&mut pos, &[proj(0.5, 0.5)], 0.5);
+        // Half the 1 m error removed, shared equally.
+        assert_eq!(pos, [Vec3::new(0.25, 0.0, 0.0), Vec3::new(1.75, 0.0, 0.0)]);
+        let mut pos = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)];
+        relax(&mut pos, &[proj(0.5, 0.5)], 0.0);
+        assert_eq!(pos[1].x, 2.0);
+    }
+
+    #[test]
+    fn projection_is_weighted_by_inverse_mass() {
+        // `a` pinned (weight 0): only `b` moves.
+        let mut pos = [Vec3::ZERO, Vec3::new(0.0, -1.5, 0.0)];
+        relax(&mut pos, &[proj(0.0, 1.0)], 1.0);
+        assert_eq!(pos, [Vec3::ZERO, Vec3::new(0.0, -1.0, 0.0)]);
+        // `a` twice as heavy: it takes a third of the correction.
+        let mut pos = [Vec3::ZERO, Vec3::new(0.0, -1.3, 0.0)];
+        relax(&mut pos, &[proj(1.0 / 3.0, 2.0 / 3.0)], 1.0);
+        assert!((pos[0].y - -0.1).abs() < 1e-6, "{:?}", pos);
+        assert!((pos[1].y - -1.1).abs() < 1e-6, "{:?}", pos);
+    }
+
+    #[test]
+    fn link_weights_follow_rows_and_pins() {
+        // Rows: 0 pinned, 1, 2. Falloff 2: a row weighs twice the row below it.
+        let topo = Topology::flat_grid(2, 3, 0.1, Vec3::ZERO);
+        let params = FabricParams {
+            mass_falloff: 2.0,
+            ..Default::default()
+        };
+        let cloth = Cloth::new(topo, &params);
+        for l in cloth.stretch.iter().chain(&cloth.shear_bend) {
+            let (ra, rb) = (l.a as usize / 2, l.b as usize / 2);
+            let (wa, wb) = (l.wa, l.wb);
+            if ra == 0 && rb == 0 {
+                assert_eq!((wa, wb), (0.0, 0.0));
+            } else if ra == 0 {
+                assert_eq!((wa, wb), (0.0, 1.0));
+            } else if rb == ra + 1 {
+                // Upper particle is twice as heavy: it moves a third.
+                assert!((wa - 1.0 / 3.0).abs() < 1e-6 && (wb - 2.0 / 3.0).abs() < 1e-6);
+            } else {
+                assert_eq!((wa, wb), (0.5, 0.5));
+            }
+        }
+        assert_eq!(cloth.inverse_masses(), &[0.0, 0.0, 0.5, 0.5, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn deformation_limit_pulls_back_to_the_ratio() {
+        let mut pos = [Vec3::ZERO, Vec3::new(1.5, 0.0, 0.0)];
+        limit_stretch(&mut pos, &[proj(0.5, 0.5)], 1.1);
+        assert!((pos[0].distance(pos[1]) - 1.1).abs() < 1e-6);
+        // Within the ratio: untouched.
+        let mut pos = [Vec3::ZERO, Vec3::new(1.05, 0.0, 0.0)];
+        limit_stretch(&mut pos, &[proj(0.5, 0.5)], 1.1);
+        assert_eq!(pos[1].x, 1.05);
+    }
+
+    #[test]
+    fn partial_motion_ends() {
+        let m = Frame::new(Quat::from_rotation_y(0.5), Vec3::new(1.0, 0.0, 0.0));
+        assert_eq!(partial(&m, 0.0), None);
+        assert_eq!(partial(&m, 1.0), Some(m));
+        let half = partial(&m, 0.5).unwrap();
+        assert!((half.translation.x - 0.5).abs() < 1e-6);
+        assert!((half.rotation.to_axis_angle().1 - 0.25).abs() < 1e-5);
+    }
+}

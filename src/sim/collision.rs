@@ -1,0 +1,223 @@
+//! Colliders the cloth is pushed out of: ellipsoids (the body), spheres, capsules and a ground
+//! plane. All are given in character space for the step they are used in.
+
+use glam::{Quat, Vec3};
+
+/// One collision shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Collider {
+    /// An ellipsoid: a unit sphere scaled by `radii` along its local axes, then rotated and
+    /// moved to `center`. Solved in unit-sphere space.
+    Ellipsoid {
+        center: Vec3,
+        rotation: Quat,
+        radii: Vec3,
+    },
+    /// A sphere.
+    Sphere { center: Vec3, radius: f32 },
+    /// A capsule: every point within `radius` of the segment `a`-`b`.
+    Capsule { a: Vec3, b: Vec3, radius: f32 },
+    /// A half-space: particles stay on the side `normal` points to. `normal` must be unit.
+    Plane { point: Vec3, normal: Vec3 },
+}
+
+impl Collider {
+    /// True when every number is finite and every size positive.
+    pub fn is_valid(&self) -> bool {
+        match *self {
+            Collider::Ellipsoid {
+                center,
+                rotation,
+                radii,
+            } => {
+                center.is_finite()
+                    && rotation.is_finite()
+                    && radii.is_finite()
+                    && radii.min_element() > 0.0
+            }
+            Collider::Sphere { center, radius } => {
+                center.is_finite() && radius.is_finite() && radius > 0.0
+            }
+            Collider::Capsule { a, b, radius } => {
+                a.is_finite() && b.is_finite() && radius.is_finite() && radius > 0.0
+            }
+            Collider::Plane { point, normal } => {
+                point.is_finite() && normal.is_finite() && normal.length_squared() > 0.5
+            }
+        }
+    }
+
+    /// How far `p` is inside the shape grown by `margin` (metres; 0 or less means outside).
+    /// For an ellipsoid this is measured along the unit-sphere direction, scaled back.
+    pub fn penetration(&self, p: Vec3, margin: f32) -> f32 {
+        let q = self.push_out(p, margin);
+        if q == p {
+            0.0
+        } else {
+            q.distance(p)
+        }
+    }
+
+    /// `p` moved to the nearest surface point when it is inside the shape grown by `margin`,
+    /// else `p` unchanged.
+    #[inline]
+    pub fn push_out(&self, p: Vec3, margin: f32) -> Vec3 {
+        match *self {
+            Collider::Ellipsoid {
+                center,
+                rotation,
+                radii,
+            } => {
+                // Into the ellipsoid's frame, then scale to a unit sphere.
+                let r = radii + Vec3::splat(margin);
+                let local = rotation.inverse() * (p - center);
+                let unit = local / r;
+                let d2 = unit.length_squared();
+                if d2 >= 1.0 {
+                    return p;
+                }
+                let d = d2.sqrt();
+                // At the exact centre any direction is as good: push along the local X axis.
+                let surface = if d > 1e-6 { unit / d } else { Vec3::X };
+                center + rotation * (surface * r)
+            }
+            Collider::Sphere { center, radius } => push_sphere(p, center, radius + margin),
+            Collider::Capsule { a, b, radius } => {
+                let ab = b - a;
+                let len2 = ab.length_squared();
+                let t = if len2 > 0.0 {
+                    ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                push_sphere(p, a + ab * t, radius + margin)
+            }
+            Collider::Plane { point, normal } => {
+                let d = (p - point).dot(normal) - margin;
+                if d >= 0.0 {
+                    p
+                } else {
+                    p - normal * d
+                }
+            }
+        }
+    }
+}
+
+#[inline]
+fn push_sphere(p: Vec3, center: Vec3, radius: f32) -> Vec3 {
+    let d = p - center;
+    let d2 = d.length_squared();
+    if d2 >= radius * radius {
+        return p;
+    }
+    let len = d2.sqrt();
+    let dir = if len > 1e-6 { d / len } else { Vec3::X };
+    center + dir * radius
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: Vec3, b: Vec3) -> bool {
+        a.distance(b) < 1e-5
+    }
+
+    #[test]
+    fn ellipsoid_pushes_out_in_unit_sphere_space() {
+        // Radii 0.2 (x), 0.5 (y), 0.1 (z) at (1,0,0): a point 0.05 in front of the centre on
+        // z goes to the surface at z = 0.1; one 0.3 up goes to y = 0.5.
+        let e = Collider::Ellipsoid {
+            center: Vec3::new(1.0, 0.0, 0.0),
+            rotation: Quat::IDENTITY,
+            radii: Vec3::new(0.2, 0.5, 0.1),
+        };
+        assert!(close(
+            e.push_out(Vec3::new(1.0, 0.0, 0.05), 0.0),
+            Vec3::new(1.0, 0.0, 0.1)
+        ));
+        assert!(close(
+            e.push_out(Vec3::new(1.0, 0.3, 0.0), 0.0),
+            Vec3::new(1.0, 0.5, 0.0)
+        ));
+        // Outside stays put, bit for bit.
+        let out = Vec3::new(1.3, 0.0, 0.0);
+        assert_eq!(e.push_out(out, 0.0), out);
+        // The margin grows every radius.
+        assert!(close(
+            e.push_out(Vec3::new(1.0, 0.0, 0.05), 0.02),
+            Vec3::new(1.0, 0.0, 0.12)
+        ));
+        // A point pushed out lies on the surface: |local / radii| == 1.
+        let p = e.push_out(Vec3::new(1.05, 0.1, 0.02), 0.0);
+        let unit = (p - Vec3::new(1.0, 0.0, 0.0)) / Vec3::new(0.2, 0.5, 0.1);
+        assert!((unit.length() - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn rotated_ellipsoid_uses_its_own_axes() {
+        // Long axis (y, 0.5) turned to lie along world x.
+        let e = Collider::Ellipsoid {
+            center: Vec3::ZERO,
+            rotation: Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            radii: Vec3::new(0.1, 0.5, 0.1),
+        };
+        assert!(close(
+            e.push_out(Vec3::new(0.4, 0.0, 0.0), 0.0),
+            Vec3::new(0.5, 0.0, 0.0)
+        ));
+        let far_up = Vec3::new(0.0, 0.2, 0.0);
+        assert_eq!(e.push_out(far_up, 0.0), far_up);
+    }
+
+    #[test]
+    fn sphere_capsule_and_plane() {
+        let s = Collider::Sphere {
+            center: Vec3::ZERO,
+            radius: 0.5,
+        };
+        assert!(close(
+            s.push_out(Vec3::new(0.0, 0.1, 0.0), 0.0),
+            Vec3::new(0.0, 0.5, 0.0)
+        ));
+        let c = Collider::Capsule {
+            a: Vec3::ZERO,
+            b: Vec3::new(0.0, 1.0, 0.0),
+            radius: 0.1,
+        };
+        assert!(close(
+            c.push_out(Vec3::new(0.05, 0.5, 0.0), 0.0),
+            Vec3::new(0.1, 0.5, 0.0)
+        ));
+        assert!(close(
+            c.push_out(Vec3::new(0.0, 1.05, 0.0), 0.0),
+            Vec3::new(0.0, 1.1, 0.0)
+        ));
+        let g = Collider::Plane {
+            point: Vec3::ZERO,
+            normal: Vec3::Y,
+        };
+        assert!(close(
+            g.push_out(Vec3::new(0.3, -0.2, 0.1), 0.01),
+            Vec3::new(0.3, 0.01, 0.1)
+        ));
+        assert!((g.penetration(Vec3::new(0.0, -0.2, 0.0), 0.0) - 0.2).abs() < 1e-6);
+        assert_eq!(g.penetration(Vec3::new(0.0, 0.2, 0.0), 0.0), 0.0);
+    }
+
+    #[test]
+    fn validity() {
+        assert!(!Collider::Sphere {
+            center: Vec3::ZERO,
+            radius: f32::NAN
+        }
+        .is_valid());
+        assert!(!Collider::Ellipsoid {
+            center: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            radii: Vec3::new(0.1, 0.0, 0.1)
+        }
+        .is_valid());
+    }
+}

@@ -1,0 +1,443 @@
+//! The fabric parameters: every knob a technical artist tunes, with its unit, range, default and
+//! what it does to the look, in one table ([`FabricParams::SPECS`]) that the sliders and the
+//! preset validator share.
+
+use serde::{Deserialize, Serialize};
+
+/// How the panel groups the knobs, in the order an artist thinks about them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamGroup {
+    Solver,
+    Damping,
+    Stiffness,
+    Edges,
+    Wind,
+    WorldMotion,
+    MaxDistance,
+    Collision,
+}
+
+impl ParamGroup {
+    /// Every group, in display order.
+    pub const ALL: [ParamGroup; 8] = [
+        ParamGroup::Solver,
+        ParamGroup::Damping,
+        ParamGroup::Stiffness,
+        ParamGroup::Edges,
+        ParamGroup::Wind,
+        ParamGroup::WorldMotion,
+        ParamGroup::MaxDistance,
+        ParamGroup::Collision,
+    ];
+
+    /// The heading shown above the group.
+    pub fn title(self) -> &'static str {
+        match self {
+            ParamGroup::Solver => "Solver",
+            ParamGroup::Damping => "Damping",
+            ParamGroup::Stiffness => "Stiffness",
+            ParamGroup::Edges => "Edges",
+            ParamGroup::Wind => "Wind",
+            ParamGroup::WorldMotion => "World motion",
+            ParamGroup::MaxDistance => "Max distance",
+            ParamGroup::Collision => "Collision",
+        }
+    }
+}
+
+/// The kind of value a parameter holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A real number.
+    Float,
+    /// A whole number.
+    Int,
+    /// On or off (`min` 0, `max` 1).
+    Bool,
+}
+
+/// Everything the UI and the validator need to know about one parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParamSpec {
+    /// The field's name in Rust and in the preset file.
+    pub name: &'static str,
+    /// The slider's label.
+    pub label: &'static str,
+    /// The unit shown after the value ("" for a plain ratio).
+    pub unit: &'static str,
+    /// Smallest allowed value.
+    pub min: f64,
+    /// Largest allowed value.
+    pub max: f64,
+    /// The value a new preset starts with.
+    pub default: f64,
+    /// Float, whole number or switch.
+    pub kind: ParamKind,
+    /// Where the knob sits in the panel.
+    pub group: ParamGroup,
+    /// What moving the knob does to the look.
+    pub tooltip: &'static str,
+}
+
+impl ParamSpec {
+    /// The allowed range written for a person: "0 to 1 (per step)".
+    pub fn range_text(&self) -> String {
+        let unit = if self.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.unit)
+        };
+        match self.kind {
+            ParamKind::Bool => "true or false".to_string(),
+            // Floats print through f32 so 0.05 reads "0.05", not its f64 widening.
+            ParamKind::Float => format!("{} to {}{}", self.min as f32, self.max as f32, unit),
+            ParamKind::Int => format!("{} to {}{}", self.min, self.max, unit),
+        }
+    }
+
+    /// True when `v` is finite and inside `[min, max]` (and whole, for whole numbers).
+    pub fn accepts(&self, v: f64) -> bool {
+        v.is_finite()
+            && v >= self.min
+            && v <= self.max
+            && (self.kind != ParamKind::Int || v.fract() == 0.0)
+    }
+}
+
+/// A parameter value that can be read and written through the shared table as `f64`.
+pub trait ParamValue: Copy {
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+impl ParamValue for f32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl ParamValue for u32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(v: f64) -> Self {
+        if v.is_finite() && v > 0.0 {
+            v.round().min(u32::MAX as f64) as u32
+        } else {
+            0
+        }
+    }
+}
+
+impl ParamValue for bool {
+    fn to_f64(self) -> f64 {
+        if self {
+            1.0
+        } else {
+            0.0
+        }
+    }
+    fn from_f64(v: f64) -> Self {
+        v >= 0.5
+    }
+}
+
+macro_rules! fabric_params {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident : $ty:ty = $default:expr,
+            $kind:ident, $min:expr, $max:expr, $unit:literal, $group:ident, $label:literal,
+            $tip:literal;
+    )*) => {
+        /// The fabric: every knob of the cloth, applied live on the next step.
+        ///
+        /// Values only hold together with [`FabricParams::timestep_hz`]: the damping and the
+        /// stiffness act per step and per relaxation pass.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct FabricParams {
+            $(
+                $(#[doc = $doc])*
+                pub $name: $ty,
+            )*
+        }
+
+        impl Default for FabricParams {
+            fn default() -> Self {
+                Self { $($name: $default,)* }
+            }
+        }
+
+        impl FabricParams {
+            /// Unit, range, default, group and tooltip of every field, in declaration order.
+            pub const SPECS: &'static [ParamSpec] = &[
+                $(ParamSpec {
+                    name: stringify!($name),
+                    label: $label,
+                    unit: $unit,
+                    min: fabric_params!(@num $kind $min),
+                    max: fabric_params!(@num $kind $max),
+                    default: fabric_params!(@num $kind $default),
+                    kind: ParamKind::$kind,
+                    group: ParamGroup::$group,
+                    tooltip: $tip,
+                },)*
+            ];
+
+            /// Reads a field by name as `f64` (switches read 0 or 1).
+            pub fn get(&self, name: &str) -> Option<f64> {
+                match name {
+                    $(stringify!($name) => Some(ParamValue::to_f64(self.$name)),)*
+                    _ => None,
+                }
+            }
+
+            /// Writes a field by name from `f64`; returns false for an unknown name. The value
+            /// is not range-checked here: see [`FabricParams::validate`].
+            pub fn set(&mut self, name: &str, value: f64) -> bool {
+                match name {
+                    $(stringify!($name) => { self.$name = ParamValue::from_f64(value); true })*
+                    _ => false,
+                }
+            }
+        }
+    };
+    // Bounds and defaults go through the field's own type, so an f32 field's value compares
+    // equal to its bound (0.05_f32 as f64 is not 0.05_f64).
+    (@num Float $v:expr) => { ($v as f32) as f64 };
+    (@num Int $v:expr) => { ($v as u32) as f64 };
+    (@num Bool $v:expr) => { ($v as u8) as f64 };
+}
+
+fabric_params! {
+    /// Fixed simulation rate in steps per second (Hz). Range 15 to 240, default 60. Every
+    /// per-step value below (damping, stiffness, iterations) was tuned at this rate.
+    timestep_hz: f32 = 60.0, Float, 15, 240, "Hz", Solver, "Time step",
+        "Steps per second. Higher is stiffer and stretches less for the same knobs, and costs more. Retune (or convert) the fabric after changing it.";
+    /// Relaxation passes over the stretch and shear/bend constraints per step. Range 0 to 32,
+    /// default 4.
+    iterations: u32 = 4, Int, 0, 32, "passes", Solver, "Iterations",
+        "More passes make the fabric hold its shape and stretch less (less rubbery), at a cost in time per step.";
+    /// Downward acceleration in m/s². Range 0 to 50, default 9.81.
+    gravity: f32 = 9.81, Float, 0, 50, "m/s²", Solver, "Gravity",
+        "How hard the fabric is pulled down. Raise it to make a fabric read heavier without slowing its swing.";
+    /// Fraction of a particle's velocity removed each step (interior particles). Range 0 to 1,
+    /// default 0.02.
+    damping: f32 = 0.02, Float, 0, 1, "per step", Damping, "Damping",
+        "Low: heavy fabric that keeps swinging after a move (tweed). High: light fabric that settles slowly and softly (veil).";
+    /// Damping used instead of `damping` for a particle that touched a collider on the previous
+    /// step: the friction between jacket and shirt. Range 0 to 1, default 0.2.
+    contact_damping: f32 = 0.2, Float, 0, 1, "per step", Damping, "Contact damping (friction)",
+        "Damping while the fabric lies on the body. Higher makes the jacket calm and sticky when walking and lets it fly only when it lifts off in a dodge or jump.";
+    /// Stiffness of the stretch constraints (immediate neighbours) per pass: 1 rigid, 0 no
+    /// resistance. Range 0 to 1, default 1.
+    stretch_stiffness: f32 = 1.0, Float, 0, 1, "", Stiffness, "Stretch stiffness",
+        "How firmly neighbouring points keep their distance. Below 1 the fabric stretches like knit or rubber.";
+    /// Stiffness of the shear (diagonal) and bend (two-apart) constraints per pass: 1 rigid,
+    /// 0 bends freely. Range 0 to 1, default 0.3.
+    shear_bend_stiffness: f32 = 0.3, Float, 0, 1, "", Stiffness, "Shear/bend stiffness",
+        "How much the fabric resists folding and shearing. Low: soft folds, drapes like silk. High: holds its shape like a thick coat or a board.";
+    /// Mass ratio between a row and the row below it (K.I.S.A's trick): rows near the
+    /// attachment are heavier, so one pass stretches less. 1 is uniform. Range 1 to 8, default 1.
+    mass_falloff: f32 = 1.0, Float, 1, 8, "x per row", Stiffness, "Mass falloff",
+        "Above 1 the upper rows are heavier than the hem, so the constraints pull the hem up to the shoulders instead of dragging the shoulders down: less sag for the same passes.";
+    /// Run the top-down hard constraint pass last, so every column keeps its rest length from
+    /// the top row to the hem. Default on.
+    hard_constraints: bool = true, Bool, 0, 1, "", Stiffness, "Hard constraints",
+        "On: the fabric never stretches vertically, the single biggest step from rubber to tweed. Off: it sags and bounces under its own weight.";
+    /// Apply Provot's deformation limit: no constraint stretches past `max_stretch_ratio` of
+    /// its rest length. Default off.
+    deformation_limit: bool = false, Bool, 0, 1, "", Stiffness, "Deformation limit",
+        "Caps how far any edge of the mesh may stretch, sideways too. Stops a rubbery look without more iterations.";
+    /// Longest a constraint may get, as a multiple of its rest length, when
+    /// `deformation_limit` is on. Range 1 to 2, default 1.1.
+    max_stretch_ratio: f32 = 1.1, Float, 1, 2, "x rest", Stiffness, "Max stretch ratio",
+        "With the deformation limit on: 1.0 allows no stretch at all, 1.1 allows ten percent.";
+    /// Damping of the edge particles (hem and front opening) instead of `damping`. Range 0 to 1,
+    /// default 0.01.
+    edge_damping: f32 = 0.01, Float, 0, 1, "per step", Edges, "Edge damping",
+        "Lower than the base damping gives the hem and the front edges a livelier secondary motion of their own.";
+    /// Multiplier on the wind acting on edge particles (the body shields the interior).
+    /// Range 0 to 5, default 1.5.
+    edge_wind_scale: f32 = 1.5, Float, 0, 5, "x", Edges, "Edge wind",
+        "How much more the wind catches the hem and the open front than the middle of the back.";
+    /// World-motion fraction of the edge particles instead of `world_motion_fraction`.
+    /// Range 0 to 1, default 0.35.
+    edge_world_motion_fraction: f32 = 0.35, Float, 0, 1, "", Edges, "Edge world motion",
+        "How much the edges lag behind the character's running and turning. Higher: the hem flares more than the body of the jacket.";
+    /// Multiplier on the max distance of edge particles. Range 1 to 4, default 1.3.
+    edge_max_distance_scale: f32 = 1.3, Float, 1, 4, "x", Edges, "Edge max distance",
+        "Lets the hem and the front edges swing further from the body than the interior.";
+    /// Wind direction in the world's horizontal plane, in degrees: 0 blows toward +Z (the
+    /// character's initial facing), 90 toward +X. Range 0 to 360, default 0.
+    wind_direction_deg: f32 = 0.0, Float, 0, 360, "°", Wind, "Wind direction",
+        "Where the wind blows to, around the vertical axis. 0 pushes toward the character's front, 180 toward the back.";
+    /// Mean wind speed in m/s. Range 0 to 100, default 0.
+    wind_speed: f32 = 0.0, Float, 0, 100, "m/s", Wind, "Wind speed",
+        "A breeze is 2 to 5 m/s, a gale above 15. The fabric's response depends on its drag.";
+    /// How strongly this fabric catches the wind: acceleration per (m/s)² of wind on a surface
+    /// facing it (air density x drag coefficient / (2 x areal density)). Range 0 to 50 per
+    /// metre, default 1.5.
+    wind_drag: f32 = 1.5, Float, 0, 50, "1/m", Wind, "Wind drag",
+        "Light fabrics (veil, silk) catch the wind strongly: 10 to 30. Heavy wool 1 to 2. Padded down below 1.";
+    /// Gust strength as a fraction of the mean speed. Range 0 to 1, default 0.3.
+    gust_amplitude: f32 = 0.3, Float, 0, 1, "x speed", Wind, "Gust amplitude",
+        "How much the wind speed varies around its mean. 0 is a steady wind.";
+    /// How often gusts come, in Hz. Range 0 to 5, default 0.5.
+    gust_frequency: f32 = 0.5, Float, 0, 5, "Hz", Wind, "Gust frequency",
+        "Slow rolling gusts below 0.5 Hz, nervous flutter above 2.";
+    /// Fraction of the character's world motion (translation and turning) fed into the cloth:
+    /// 0 the cloth is glued to the character's frame, 1 it behaves as a world-space simulation.
+    /// Range 0 to 1, default 0.2.
+    world_motion_fraction: f32 = 0.2, Float, 0, 1, "", WorldMotion, "World motion",
+        "How much the jacket lags when the character runs, stops or turns. Remedy liked 0.1 to 0.3: all of the body's own motion plus a little of the world's.";
+    /// Max distance from the reference pose at the top row, in metres. Range 0 to 1,
+    /// default 0.02.
+    max_distance_top: f32 = 0.02, Float, 0, 1, "m", MaxDistance, "Max distance at top",
+        "How far the fabric near the shoulders may leave its skinned pose.";
+    /// Max distance from the reference pose at the hem, in metres. Range 0 to 1, default 0.35.
+    max_distance_hem: f32 = 0.35, Float, 0, 1, "m", MaxDistance, "Max distance at hem",
+        "How far the hem may swing away from the body. Past about 0.4 m knots and clipping start to appear.";
+    /// Shape of the max distance from top (row 0) to hem: `top + (hem - top) * t^exponent`,
+    /// with t the row's fraction of the way down. Range 0.25 to 4, default 1.5.
+    max_distance_exponent: f32 = 1.5, Float, 0.25, 4, "", MaxDistance, "Max distance curve",
+        "Above 1 the freedom stays small down the chest and opens up near the hem; below 1 the whole jacket loosens early.";
+    /// Thickness kept between the fabric and the colliders, in metres. Range 0 to 0.05,
+    /// default 0.01.
+    collision_margin: f32 = 0.01, Float, 0, 0.05, "m", Collision, "Collision margin",
+        "Gap between the body and the fabric. Raise it if the body pokes through the render mesh, lower it if the jacket floats.";
+}
+
+impl FabricParams {
+    /// The table entry for a field.
+    pub fn spec(name: &str) -> Option<&'static ParamSpec> {
+        Self::SPECS.iter().find(|s| s.name == name)
+    }
+
+    /// The fixed step in seconds.
+    pub fn dt(&self) -> f32 {
+        1.0 / self.timestep_hz
+    }
+
+    /// Every field that is out of its range or not finite, with its spec and value.
+    pub fn out_of_range(&self) -> Vec<(&'static ParamSpec, f64)> {
+        Self::SPECS
+            .iter()
+            .filter_map(|s| {
+                let v = self.get(s.name)?;
+                (!s.accepts(v)).then_some((s, v))
+            })
+            .collect()
+    }
+
+    /// Ok when every field is finite and in range; otherwise the first offender.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self.out_of_range().first() {
+            None => Ok(()),
+            Some((spec, v)) => Err(ParamError {
+                field: spec.name,
+                value: *v,
+                range: spec.range_text(),
+            }),
+        }
+    }
+
+    /// A copy with every field pulled into its range (non-finite values take the default).
+    pub fn clamped(&self) -> Self {
+        let mut out = self.clone();
+        for s in Self::SPECS {
+            let v = self.get(s.name).unwrap_or(s.default);
+            let v = if v.is_finite() {
+                v.clamp(s.min, s.max)
+            } else {
+                s.default
+            };
+            out.set(s.name, v);
+        }
+        out
+    }
+}
+
+/// A parameter value outside its allowed range.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("`{field}` is {value}, allowed range is {range}")]
+pub struct ParamError {
+    /// The field's name.
+    pub field: &'static str,
+    /// The offending value.
+    pub value: f64,
+    /// The allowed range, with unit.
+    pub range: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_is_inside_its_own_range() {
+        let p = FabricParams::default();
+        for s in FabricParams::SPECS {
+            let v = p.get(s.name).unwrap();
+            assert!(
+                s.accepts(v),
+                "{} default {} outside {}",
+                s.name,
+                v,
+                s.range_text()
+            );
+            assert_eq!(
+                v, s.default,
+                "{}: table default differs from Default",
+                s.name
+            );
+        }
+        assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn table_names_match_serialized_fields() {
+        let json = serde_json::to_value(FabricParams::default()).unwrap();
+        let obj = json.as_object().unwrap();
+        assert_eq!(obj.len(), FabricParams::SPECS.len());
+        for s in FabricParams::SPECS {
+            assert!(obj.contains_key(s.name), "{} missing from JSON", s.name);
+            assert!(!s.tooltip.is_empty() && !s.label.is_empty());
+        }
+    }
+
+    #[test]
+    fn validate_names_field_and_range() {
+        let p = FabricParams {
+            damping: 1.5,
+            ..Default::default()
+        };
+        let e = p.validate().unwrap_err();
+        assert_eq!(e.field, "damping");
+        assert_eq!(
+            e.to_string(),
+            "`damping` is 1.5, allowed range is 0 to 1 per step"
+        );
+        let p = FabricParams {
+            gravity: f32::NAN,
+            ..Default::default()
+        };
+        assert_eq!(p.validate().unwrap_err().field, "gravity");
+        assert!(p.clamped().validate().is_ok());
+        assert_eq!(p.clamped().gravity, 9.81);
+    }
+
+    #[test]
+    fn get_and_set_by_name() {
+        let mut p = FabricParams::default();
+        assert!(p.set("iterations", 7.0));
+        assert_eq!(p.iterations, 7);
+        assert!(p.set("hard_constraints", 0.0));
+        assert!(!p.hard_constraints);
+        assert!(!p.set("no_such_knob", 1.0));
+        assert_eq!(p.get("no_such_knob"), None);
+    }
+}
