@@ -9,3 +9,6 @@ pub mod sim;
 
 #[cfg(feature = "rig")]
 pub mod rig;
+
+#[cfg(feature = "cli")]
+pub mod cli;

@@ -1,1 +1,14 @@
-fn main() {}
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cloth_tuner::cli::Cli::parse();
+    match cloth_tuner::cli::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cloth-tuner: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -11,8 +11,8 @@ pub mod topology;
 pub mod wind;
 
 pub use cloth::{
-    Cloth, ClothStats, StepError, StepInput, StepReport, EXPLODE_FACTOR, EXPLODE_MIN_DISTANCE,
-    TELEPORT_ANGLE, TELEPORT_DISTANCE,
+    Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
+    EXPLODE_MIN_DISTANCE, TELEPORT_ANGLE, TELEPORT_DISTANCE,
 };
 pub use collision::Collider;
 pub use fixed_step::FixedStep;

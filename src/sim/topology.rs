@@ -198,6 +198,26 @@ impl Topology {
         self.row(i) as f32 / (self.rows - 1) as f32
     }
 
+    /// Sort key for a top-down relaxation sweep whose consecutive links share no particle:
+    /// (upper row, family, column class, column). Within one row and family the links of one
+    /// column class are pairwise disjoint.
+    pub fn sweep_key(&self, l: &Link) -> (u8, usize, u8, usize, usize) {
+        let (a, b) = (l.a as usize, l.b as usize);
+        let row = self.row(a).min(self.row(b));
+        let col = self.col(a).min(self.col(b));
+        let vertical = self.col(a) == self.col(b);
+        let horizontal = self.row(a) == self.row(b);
+        match l.kind {
+            ConstraintKind::StretchVertical => (0, row, 0, 0, col),
+            ConstraintKind::StretchHorizontal => (1, row, 1, col % 2, col),
+            // The two diagonals of a cell: down-right first, then down-left.
+            ConstraintKind::Shear => (0, row, 2, (self.col(a) > self.col(b)) as usize, col),
+            ConstraintKind::Bend if horizontal => (0, row, 3, (col % 4) / 2, col),
+            ConstraintKind::Bend if vertical => (0, row, 4, 0, col),
+            ConstraintKind::Bend => (0, row, 5, 0, col),
+        }
+    }
+
     /// The vertical stretch links sorted top-down: the hard-constraint pass. Each moves only
     /// its lower particle (`b`).
     pub fn hard_links(&self) -> Vec<Link> {

@@ -1,0 +1,117 @@
+//! The command line: the same binary as the tuner, with subcommands for work without a window.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::preset::Preset;
+
+/// Tune real-time cloth on an animated character and take the fabric to a game engine.
+///
+/// With no subcommand, opens the tuner (the window is not built yet: see README).
+#[derive(Debug, Parser)]
+#[command(name = "cloth-tuner", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The windowless jobs.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check preset files: exits 0 when every file loads and every value is in range, 1 when
+    /// any does not (each problem printed with file, line, field and allowed range).
+    Validate {
+        /// Preset files (JSON).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// List every fabric parameter with its unit, range, default and what it does.
+    Params,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        None => {
+            eprintln!(
+                "cloth-tuner: the desktop tuner window is not built yet in this version.\n\
+                 Try `cloth-tuner validate presets/*.json` or `cloth-tuner params`; `--help` lists all commands."
+            );
+            Ok(ExitCode::from(2))
+        }
+        Some(Command::Validate { files }) => Ok(validate(&files)),
+        Some(Command::Params) => {
+            print!("{}", params_table());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn validate(files: &[PathBuf]) -> ExitCode {
+    let mut failed = 0;
+    for f in files {
+        match Preset::load(f) {
+            Ok(p) => println!(
+                "{}: ok ({}, {}, {} Hz)",
+                f.display(),
+                p.name,
+                p.garment.as_str(),
+                p.params.timestep_hz
+            ),
+            Err(e) => {
+                failed += 1;
+                eprintln!("{e}");
+            }
+        }
+    }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("{failed} of {} preset(s) failed", files.len());
+        ExitCode::FAILURE
+    }
+}
+
+/// The parameter reference as a Markdown table (the README's table is this output).
+pub fn params_table() -> String {
+    use crate::sim::{FabricParams, ParamGroup, ParamKind};
+    let mut out = String::from("| group | field | unit | range | default | what it does to the look |\n|---|---|---|---|---|---|\n");
+    for group in ParamGroup::ALL {
+        for s in FabricParams::SPECS.iter().filter(|s| s.group == group) {
+            let default = match s.kind {
+                ParamKind::Bool => (s.default != 0.0).to_string(),
+                ParamKind::Int => format!("{}", s.default),
+                ParamKind::Float => format!("{}", s.default as f32),
+            };
+            let range = match s.kind {
+                ParamKind::Bool => "on/off".to_string(),
+                ParamKind::Int => format!("{} to {}", s.min, s.max),
+                ParamKind::Float => format!("{} to {}", s.min as f32, s.max as f32),
+            };
+            out.push_str(&format!(
+                "| {} | `{}` | {} | {} | {} | {} |\n",
+                group.title(),
+                s.name,
+                s.unit,
+                range,
+                default,
+                s.tooltip
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_readme_parameter_reference_is_current() {
+        let readme = std::fs::read_to_string("README.md").unwrap();
+        assert!(
+            readme.contains(&super::params_table()),
+            "README.md's parameter table is stale: paste `cloth-tuner params` into it"
+        );
+    }
+}

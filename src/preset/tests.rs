@@ -1,0 +1,195 @@
+use std::path::Path;
+
+use super::*;
+
+const SHIPPED: [&str; 3] = [
+    "presets/tweed.json",
+    "presets/down_jacket.json",
+    "presets/veil.json",
+];
+
+fn parse(text: &str) -> Result<Preset, PresetError> {
+    Preset::from_json(text, Path::new("my/fabric.json"))
+}
+
+fn tweed_text() -> String {
+    std::fs::read_to_string("presets/tweed.json").unwrap()
+}
+
+#[test]
+fn every_shipped_preset_loads_validates_and_round_trips_byte_for_byte() {
+    for file in SHIPPED {
+        let text = std::fs::read_to_string(file).unwrap();
+        let preset = Preset::load(file).unwrap_or_else(|e| panic!("{e}"));
+        assert!(preset.params.validate().is_ok());
+        assert!(!preset.name.is_empty() && !preset.description.is_empty());
+        assert_eq!(preset.to_json(), text, "{file} is not in canonical form");
+        // Through a real save and load too.
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("copy.json");
+        preset.save(&out).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+        assert_eq!(Preset::load(&out).unwrap(), preset);
+    }
+}
+
+#[test]
+fn the_shipped_fabrics_are_tuned_as_the_article_describes_them() {
+    let [tweed, down, veil] = SHIPPED.map(|f| Preset::load(f).unwrap());
+    // Tweed is heavy: low damping keeps it swinging; stickier on the body than in the air.
+    assert!(
+        tweed.params.damping < down.params.damping && tweed.params.damping < veil.params.damping
+    );
+    assert!(tweed.params.contact_damping > tweed.params.damping * 10.0);
+    assert!(tweed.params.hard_constraints);
+    // The down jacket is the stiffest and has the hood.
+    assert!(down.params.shear_bend_stiffness > tweed.params.shear_bend_stiffness);
+    assert_eq!(down.garment, Garment::HoodedJacket);
+    // The veil is light: most damping (settles slowly and softly), softest, most wind-driven.
+    assert!(veil.params.damping > down.params.damping);
+    assert!(veil.params.shear_bend_stiffness < tweed.params.shear_bend_stiffness);
+    assert!(veil.params.wind_drag > 5.0 * tweed.params.wind_drag);
+    // Remedy's range for the world-motion fraction, and under their 40 cm max distance.
+    for p in [&tweed, &down, &veil] {
+        assert!(
+            (0.1..=0.35).contains(&p.params.world_motion_fraction),
+            "{}",
+            p.name
+        );
+        assert!(p.params.max_distance_hem <= 0.45);
+    }
+}
+
+#[test]
+fn out_of_range_names_file_line_field_and_range() {
+    let text = tweed_text().replace("\"damping\": 0.012", "\"damping\": 1.5");
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field(), Some("params.damping"));
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"damping\": 1.5"))
+        .unwrap()
+        + 1;
+    assert_eq!(e.location().unwrap().line, line);
+    assert_eq!(
+        e.to_string(),
+        format!("my/fabric.json:{line}:16: field `params.damping`: 1.5 is out of range; allowed 0 to 1 per step")
+    );
+    // A number too big for f32 becomes infinity and is out of range, not a panic.
+    let e = parse(&tweed_text().replace("\"gravity\": 9.81", "\"gravity\": 1e300")).unwrap_err();
+    assert_eq!(e.field(), Some("params.gravity"));
+    assert!(e.to_string().contains("allowed 0 to 50 m/s²"), "{e}");
+    // Whole numbers only where whole numbers belong.
+    let e = parse(&tweed_text().replace("\"iterations\": 4", "\"iterations\": -2")).unwrap_err();
+    assert_eq!(e.field(), Some("params.iterations"));
+}
+
+#[test]
+fn unknown_fields_are_named() {
+    let text = tweed_text().replace(
+        "\"gravity\": 9.81",
+        "\"gravity\": 9.81,\n    \"stifness\": 0.5",
+    );
+    let e = parse(&text).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.starts_with("my/fabric.json:"), "{msg}");
+    assert!(msg.contains("unknown field `stifness`"), "{msg}");
+    assert_eq!(e.field(), Some("params.stifness"));
+    let e =
+        parse(&tweed_text().replace("\"garment\"", "\"colour\": 3,\n  \"garment\"")).unwrap_err();
+    assert!(e.to_string().contains("unknown field `colour`"), "{e}");
+}
+
+#[test]
+fn wrong_types_and_broken_json_give_positions() {
+    let e = parse(&tweed_text().replace(
+        "\"hard_constraints\": true",
+        "\"hard_constraints\": \"yes\"",
+    ))
+    .unwrap_err();
+    assert_eq!(e.field(), Some("params.hard_constraints"));
+    assert!(e.to_string().contains("expected a boolean"), "{e}");
+    let text = tweed_text();
+    let truncated = &text[..text.len() / 2];
+    let e = parse(truncated).unwrap_err();
+    assert!(matches!(e, PresetError::Syntax { .. }), "{e}");
+    assert!(e.location().unwrap().line > 1);
+    // NaN is not JSON.
+    let e = parse(&tweed_text().replace("9.81", "NaN")).unwrap_err();
+    assert!(matches!(e, PresetError::Syntax { .. }), "{e}");
+    let e = parse("").unwrap_err();
+    assert!(matches!(e, PresetError::Syntax { .. }), "{e}");
+}
+
+#[test]
+fn files_that_are_not_presets_or_too_new_say_so() {
+    let e = parse("[1, 2, 3]").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("not a cloth-tuner preset (the top level is an array"),
+        "{e}"
+    );
+    let e = parse("{\"name\": \"x\"}").unwrap_err();
+    assert!(e.to_string().contains("no \"format\" field"), "{e}");
+    let e = parse(&tweed_text().replace("\"version\": 1", "\"version\": 7")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "my/fabric.json: preset format version 7 is newer than this cloth-tuner reads (version 1); update cloth-tuner"
+    );
+    let e = parse(&tweed_text().replace("\"version\": 1", "\"version\": 0")).unwrap_err();
+    assert_eq!(e.field(), Some("version"));
+}
+
+#[test]
+fn missing_knobs_take_their_defaults() {
+    let p = parse(r#"{"format": "cloth-tuner-preset", "version": 1, "name": "Bare"}"#).unwrap();
+    assert_eq!(p.params, FabricParams::default());
+    assert_eq!(p.garment, Garment::Jacket);
+}
+
+#[test]
+fn load_errors_name_the_file() {
+    let e = Preset::load("no/such/dir/fabric.json").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("no/such/dir/fabric.json: cannot read"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin.json");
+    std::fs::write(&bin, b"{\"format\": \"\xff\xfe\"}").unwrap();
+    let e = Preset::load(&bin).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("1:13: not valid JSON: the file is not UTF-8 text"),
+        "{e}"
+    );
+}
+
+#[test]
+fn save_is_atomic_and_refuses_invalid_presets() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mine.json");
+    let good = Preset::load("presets/tweed.json").unwrap();
+    good.save(&path).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    // An invalid preset is refused and the file on disk is untouched.
+    let mut bad = good.clone();
+    bad.params.iterations = 1000;
+    let e = bad.save(&path).unwrap_err();
+    assert_eq!(e.field(), Some("params.iterations"));
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // A missing folder is an error naming the file, not a panic.
+    let e = good.save(dir.path().join("missing/mine.json")).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("missing/mine.json: cannot create a temporary file"),
+        "{e}"
+    );
+    // No temporary files left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("mine.json")]);
+}
