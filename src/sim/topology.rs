@@ -218,6 +218,23 @@ impl Topology {
         }
     }
 
+    /// Sort key for the stretch sweep: by the lower row; within it, the vertical links into
+    /// that row first (pairwise disjoint), then the row's horizontal links left to right in
+    /// four segments swept side by side (`H(k), H(k+s), H(k+2s), H(k+3s), H(k+1), ...` with
+    /// `s` a quarter of the row): each segment is a build-order chain, so a correction crosses
+    /// a quarter row in one pass, and the four chains are independent of each other.
+    pub fn stretch_sweep_key(&self, l: &Link) -> (usize, u8, usize, usize) {
+        let (a, b) = (l.a as usize, l.b as usize);
+        let lower = self.row(a).max(self.row(b));
+        let col = self.col(a).min(self.col(b));
+        if self.row(a) == self.row(b) {
+            let segment = (self.cols - 1).div_ceil(4).max(2);
+            (lower, 1, col % segment, col / segment)
+        } else {
+            (lower, 0, col, 0)
+        }
+    }
+
     /// The vertical stretch links sorted top-down: the hard-constraint pass. Each moves only
     /// its lower particle (`b`).
     pub fn hard_links(&self) -> Vec<Link> {
