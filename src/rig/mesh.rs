@@ -1,0 +1,74 @@
+//! The skinned body mesh and linear-blend skinning on the CPU.
+
+use glam::{Mat4, Vec3, Vec4};
+
+/// A triangle mesh bound to a skeleton. All vectors have one entry per vertex except
+/// `indices` (three per triangle, counter-clockwise seen from outside). Positions and
+/// normals are in character space at the bind (rest) pose.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SkinnedMesh {
+    /// Bind-pose positions, metres.
+    pub positions: Vec<Vec3>,
+    /// Bind-pose unit normals.
+    pub normals: Vec<Vec3>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+    /// Up to four bone indices per vertex (unused slots have weight 0).
+    pub joints: Vec<[u16; 4]>,
+    /// Weights of those bones; they sum to 1.
+    pub weights: Vec<[f32; 4]>,
+}
+
+impl SkinnedMesh {
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+}
+
+/// Linear-blend skinning: `out_pos[v] = Σ w·M[j]·p`, `out_nrm[v]` likewise with the blended
+/// rotation, renormalised. `skin_matrices[j]` = model matrix of bone `j` × its inverse bind
+/// matrix (see [`crate::rig::Character::skin_matrices`]); results are in character space.
+/// The outputs are resized to the vertex count (allocating only when too small). A joint
+/// index with no matrix counts as the identity.
+pub fn skin(
+    mesh: &SkinnedMesh,
+    skin_matrices: &[Mat4],
+    out_pos: &mut Vec<Vec3>,
+    out_nrm: &mut Vec<Vec3>,
+) {
+    let n = mesh.positions.len();
+    out_pos.clear();
+    out_nrm.clear();
+    for v in 0..n {
+        let p = mesh.positions[v];
+        let nrm = mesh.normals.get(v).copied().unwrap_or(Vec3::Y);
+        let (joints, weights) = match (mesh.joints.get(v), mesh.weights.get(v)) {
+            (Some(j), Some(w)) => (*j, *w),
+            _ => ([0; 4], [0.0; 4]),
+        };
+        let mut acc_p = Vec4::ZERO;
+        let mut acc_n = Vec3::ZERO;
+        let mut total = 0.0;
+        for k in 0..4 {
+            let w = weights[k];
+            if w == 0.0 {
+                continue;
+            }
+            let m = skin_matrices
+                .get(joints[k] as usize)
+                .copied()
+                .unwrap_or(Mat4::IDENTITY);
+            acc_p += w * (m * p.extend(1.0));
+            acc_n += w * m.transform_vector3(nrm);
+            total += w;
+        }
+        if total == 0.0 {
+            out_pos.push(p);
+            out_nrm.push(nrm);
+        } else {
+            out_pos.push(acc_p.truncate());
+            out_nrm.push(acc_n.normalize_or_zero());
+        }
+    }
+}

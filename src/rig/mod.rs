@@ -1,0 +1,44 @@
+//! The animated character and the jacket rig.
+//!
+//! The character is data: a glTF 2.0 binary file (`assets/character.glb`) holding the skeleton,
+//! the skinned body mesh, the animation clips (with root motion on the root node) and the
+//! collision ellipsoids (nodes named `ellipsoid_*` parented to bones; their translation,
+//! rotation and scale are the ellipsoid's centre, orientation and three radii in the bone's
+//! space). [`generate`] builds that file deterministically; [`Character`] loads it.
+//!
+//! Spaces:
+//! - *world*: metres, right-handed, +Y up.
+//! - *character space*: the root bone's local frame. The root sits on the ground between the
+//!   feet; at rest the character faces +Z and its left hand is at +X. A clip's root motion
+//!   ([`Clip::sample`]'s return value) maps character space into the world.
+//! - *model matrices* ([`Pose::compute_model`]) map each bone's space into character space.
+//!
+//! Typical use, per frame and without allocation once the buffers exist:
+//!
+//! ```
+//! use cloth_tuner::rig::{skin, Character};
+//! let character = Character::builtin();
+//! let walk = character.clip("walk").expect("the built-in character has a walk");
+//! let mut pose = character.skeleton.rest_pose();
+//! let (mut model, mut skin_mats) = (Vec::new(), Vec::new());
+//! let (mut pos, mut nrm) = (Vec::new(), Vec::new());
+//! let root_in_world = walk.sample(0.25, &mut pose);
+//! pose.compute_model(&character.skeleton, &mut model);
+//! character.skin_matrices(&model, &mut skin_mats);
+//! skin(&character.mesh, &skin_mats, &mut pos, &mut nrm);
+//! let world_point = root_in_world.transform_point(pos[0]);
+//! assert!(world_point.is_finite());
+//! ```
+
+mod character;
+mod clip;
+mod ellipsoid;
+pub mod generate;
+mod mesh;
+mod skeleton;
+
+pub use character::{Character, RigError};
+pub use clip::{Clip, Track};
+pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
+pub use mesh::{skin, SkinnedMesh};
+pub use skeleton::{Bone, Pose, Skeleton};

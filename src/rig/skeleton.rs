@@ -1,0 +1,133 @@
+//! Bones, their hierarchy and poses.
+
+use glam::Mat4;
+
+use crate::sim::Frame;
+
+/// One bone: a name, a parent and the rest transform relative to that parent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bone {
+    /// Plain name: `pelvis`, `upperarm_twist_l`, ...
+    pub name: String,
+    /// Index of the parent bone; `None` only for the root (index 0).
+    pub parent: Option<usize>,
+    /// Rest transform in the parent's space (metres). No scale.
+    pub rest: Frame,
+}
+
+/// A bone hierarchy. Invariant: bone 0 is the only root and every parent comes before its
+/// children, so a single forward pass computes model matrices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skeleton {
+    bones: Vec<Bone>,
+}
+
+impl Skeleton {
+    /// Builds a skeleton, checking the ordering invariant. The error says what is wrong.
+    pub fn new(bones: Vec<Bone>) -> Result<Self, String> {
+        if bones.is_empty() {
+            return Err("the skeleton has no bones".into());
+        }
+        for (i, bone) in bones.iter().enumerate() {
+            match (i, bone.parent) {
+                (0, None) => {}
+                (0, Some(_)) => return Err(format!("root bone '{}' has a parent", bone.name)),
+                (_, None) => return Err(format!("bone '{}' has no parent", bone.name)),
+                (_, Some(p)) if p >= i => {
+                    return Err(format!(
+                        "bone '{}' comes before its parent (bones must be listed parent first)",
+                        bone.name
+                    ))
+                }
+                _ => {}
+            }
+            if !bone.rest.is_finite() {
+                return Err(format!(
+                    "bone '{}' has a non-finite rest transform",
+                    bone.name
+                ));
+            }
+        }
+        Ok(Self { bones })
+    }
+
+    /// All bones, parents before children; index 0 is the root.
+    pub fn bones(&self) -> &[Bone] {
+        &self.bones
+    }
+
+    /// Number of bones.
+    pub fn len(&self) -> usize {
+        self.bones.len()
+    }
+
+    /// Always false for a valid skeleton (there is at least the root).
+    pub fn is_empty(&self) -> bool {
+        self.bones.is_empty()
+    }
+
+    /// Index of the bone with this exact name.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.bones.iter().position(|b| b.name == name)
+    }
+
+    /// Parent index of bone `i` (`None` for the root or an index out of range).
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        self.bones.get(i).and_then(|b| b.parent)
+    }
+
+    /// The rest pose. The root's local transform is the identity: a pose lives in character
+    /// space, the root's world placement is root motion.
+    pub fn rest_pose(&self) -> Pose {
+        let mut local: Vec<Frame> = self.bones.iter().map(|b| b.rest).collect();
+        local[0] = Frame::IDENTITY;
+        Pose { local }
+    }
+}
+
+/// Local transforms of every bone (bone space to parent space); index as in the [`Skeleton`].
+/// Entry 0 (the root) is the identity: everything is relative to character space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pose {
+    /// One rigid transform per bone, relative to its parent.
+    pub local: Vec<Frame>,
+}
+
+impl Pose {
+    /// Model-space (character-space) matrix of every bone: `out[i]` maps bone `i`'s space into
+    /// character space. `out` is resized to the skeleton; it allocates only when it is too
+    /// small. Bones missing from a short pose keep their rest transform.
+    pub fn compute_model(&self, skeleton: &Skeleton, out: &mut Vec<Mat4>) {
+        out.clear();
+        for (i, bone) in skeleton.bones.iter().enumerate() {
+            let local = match self.local.get(i) {
+                Some(f) => *f,
+                None if i == 0 => Frame::IDENTITY,
+                None => bone.rest,
+            };
+            let m = Mat4::from_rotation_translation(local.rotation, local.translation);
+            let model = match bone.parent.and_then(|p| out.get(p)) {
+                Some(parent) => *parent * m,
+                None => m,
+            };
+            out.push(model);
+        }
+    }
+
+    /// Model-space rigid frames (same as [`Pose::compute_model`] but as [`Frame`]s).
+    pub fn compute_model_frames(&self, skeleton: &Skeleton, out: &mut Vec<Frame>) {
+        out.clear();
+        for (i, bone) in skeleton.bones.iter().enumerate() {
+            let local = match self.local.get(i) {
+                Some(f) => *f,
+                None if i == 0 => Frame::IDENTITY,
+                None => bone.rest,
+            };
+            let model = match bone.parent.and_then(|p| out.get(p)) {
+                Some(parent) => parent.mul(&local),
+                None => local,
+            };
+            out.push(model);
+        }
+    }
+}
