@@ -35,11 +35,11 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         None => {
-            eprintln!(
+            println!(
                 "cloth-tuner: the desktop tuner window is not built yet in this version.\n\
                  Try `cloth-tuner validate presets/*.json` or `cloth-tuner params`; `--help` lists all commands."
             );
-            Ok(ExitCode::from(2))
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Validate { files }) => Ok(validate(&files)),
         Some(Command::Params) => {
