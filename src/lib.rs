@@ -12,3 +12,8 @@ pub mod rig;
 
 #[cfg(feature = "cli")]
 pub mod cli;
+
+#[cfg(feature = "gui")]
+pub mod app;
+#[cfg(feature = "gui")]
+pub mod render;

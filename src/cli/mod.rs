@@ -9,10 +9,13 @@ use crate::preset::Preset;
 
 /// Tune real-time cloth on an animated character and take the fabric to a game engine.
 ///
-/// With no subcommand, opens the tuner (the window is not built yet: see README).
+/// With no subcommand, opens the tuner window.
 #[derive(Debug, Parser)]
 #[command(name = "cloth-tuner", version, about, long_about = None)]
 pub struct Cli {
+    /// Preset to open in the window (default: the one open last time, else presets/tweed.json).
+    #[arg(long, value_name = "FILE")]
+    pub preset: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -34,9 +37,21 @@ pub enum Command {
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        #[cfg(feature = "gui")]
         None => {
+            let options = crate::app::Options {
+                preset: cli.preset,
+                state_dir: std::env::var_os("CLOTH_TUNER_STATE_DIR").map(PathBuf::from),
+                report_fps: std::env::var_os("CLOTH_TUNER_REPORT_FPS").is_some(),
+            };
+            crate::app::run(options).map_err(anyhow::Error::msg)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(not(feature = "gui"))]
+        None => {
+            let _ = cli.preset;
             println!(
-                "cloth-tuner: the desktop tuner window is not built yet in this version.\n\
+                "cloth-tuner: this build has no window (built without the `gui` feature).\n\
                  Try `cloth-tuner validate presets/*.json` or `cloth-tuner params`; `--help` lists all commands."
             );
             Ok(ExitCode::SUCCESS)

@@ -1,0 +1,163 @@
+//! Rolling plots of the last ten seconds of simulation measurements.
+
+use eframe::egui;
+use std::collections::VecDeque;
+
+use egui::Ui;
+use egui_plot::{Line, Plot, PlotPoints};
+
+use super::stage::FrameStats;
+
+/// How much history the plots keep, seconds of simulation time.
+pub const WINDOW_SECONDS: f64 = 10.0;
+
+/// One plotted measurement: its name, unit and how to read it from [`FrameStats`].
+pub struct Metric {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub read: fn(&FrameStats) -> f64,
+}
+
+/// Every plotted measurement, in display order.
+pub const METRICS: [Metric; 6] = [
+    Metric {
+        name: "Vertical stretch",
+        unit: "%",
+        read: |s| s.vertical_stretch_pct as f64,
+    },
+    Metric {
+        name: "Horizontal stretch",
+        unit: "%",
+        read: |s| s.horizontal_stretch_pct as f64,
+    },
+    Metric {
+        name: "Hem swing",
+        unit: "m",
+        read: |s| s.hem_swing_m as f64,
+    },
+    Metric {
+        name: "Kinetic energy",
+        unit: "J/kg",
+        read: |s| s.kinetic_energy as f64,
+    },
+    Metric {
+        name: "Max-distance saturation",
+        unit: "%",
+        read: |s| s.max_distance_saturation as f64 * 100.0,
+    },
+    Metric {
+        name: "Time per step",
+        unit: "ms",
+        read: |s| s.step_seconds * 1000.0,
+    },
+];
+
+/// The samples, oldest first: simulation time and the step's measurements.
+#[derive(Default)]
+pub struct History {
+    samples: VecDeque<(f64, FrameStats)>,
+}
+
+impl History {
+    /// Adds a sample and drops those older than the window. A time earlier than the last
+    /// sample (a reset, a new clip) starts the history afresh.
+    pub fn push(&mut self, t: f64, stats: FrameStats) {
+        if !t.is_finite() {
+            return;
+        }
+        if self.samples.back().is_some_and(|(last, _)| t < *last) {
+            self.samples.clear();
+        }
+        self.samples.push_back((t, stats));
+        while self
+            .samples
+            .front()
+            .is_some_and(|(first, _)| t - first > WINDOW_SECONDS)
+        {
+            self.samples.pop_front();
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.samples.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// The latest sample's measurements.
+    pub fn last(&self) -> Option<&FrameStats> {
+        self.samples.back().map(|(_, s)| s)
+    }
+
+    fn points(&self, m: &Metric) -> Vec<[f64; 2]> {
+        // Plot at most ~600 points per line: enough for a 10 s window at 60 Hz.
+        let stride = (self.samples.len() / 600).max(1);
+        self.samples
+            .iter()
+            .step_by(stride)
+            .map(|(t, s)| [*t, (m.read)(s)])
+            .filter(|p| p[1].is_finite())
+            .collect()
+    }
+
+    /// Draws one small plot per measurement, three per row; hovering shows values.
+    pub fn ui(&self, ui: &mut Ui) {
+        let width = ((ui.available_width() - 16.0) / 3.0).max(120.0);
+        let height = ((ui.available_height() - 12.0) / 2.0).clamp(50.0, 160.0);
+        egui::Grid::new("plots").num_columns(3).show(ui, |ui| {
+            for (i, m) in METRICS.iter().enumerate() {
+                let last = self.last().map(|s| (m.read)(s)).unwrap_or(0.0);
+                let unit = m.unit;
+                ui.vertical(|ui| {
+                    ui.label(format!("{}: {:.3} {}", m.name, last, unit));
+                    Plot::new(("plot", i))
+                        .width(width)
+                        .height(height - 18.0)
+                        .allow_drag(false)
+                        .allow_zoom(false)
+                        .allow_scroll(false)
+                        .show_axes([false, true])
+                        .label_formatter(move |hover| {
+                            let p = match hover {
+                                egui_plot::HoverPosition::NearDataPoint { position, .. } => {
+                                    position
+                                }
+                                egui_plot::HoverPosition::Elsewhere { position } => position,
+                            };
+                            Some(format!("t {:.2} s\n{:.4} {}", p.x, p.y, unit))
+                        })
+                        .show(ui, |plot_ui| {
+                            plot_ui.line(Line::new(m.name, PlotPoints::from(self.points(m))));
+                        });
+                });
+                if i % 3 == 2 {
+                    ui.end_row();
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_ten_seconds_and_restarts_on_rewind() {
+        let mut h = History::default();
+        for i in 0..1200 {
+            h.push(i as f64 / 60.0, FrameStats::default());
+        }
+        assert!(h.len() <= 601 && h.len() >= 600, "{}", h.len());
+        h.push(0.0, FrameStats::default());
+        assert_eq!(h.len(), 1);
+        h.push(f64::NAN, FrameStats::default());
+        assert_eq!(h.len(), 1);
+    }
+}

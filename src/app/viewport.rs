@@ -1,0 +1,307 @@
+//! The 3D viewport: camera input, poking the cloth, and the paint callback that hands a
+//! snapshot of the scene to [`Renderer::draw`] on eframe's GL context.
+
+use eframe::egui;
+use std::sync::{Arc, Mutex};
+
+use egui::{PointerButton, Rect, Sense, Ui};
+use glam::{Mat4, Vec3};
+
+use super::stage::Stage;
+use crate::render::{ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Renderer, SceneData};
+use crate::sim::{Collider, Topology};
+
+/// An owned triangle mesh (copied out of the simulation for the paint callback).
+#[derive(Clone, Debug, Default)]
+pub struct OwnedMesh {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    pub uvs: Vec<[f32; 2]>,
+    pub indices: Arc<Vec<u32>>,
+}
+
+impl OwnedMesh {
+    fn view(&self) -> MeshData<'_> {
+        MeshData {
+            positions: &self.positions,
+            normals: &self.normals,
+            uvs: &self.uvs,
+            indices: &self.indices,
+        }
+    }
+}
+
+/// An owned copy of the cloth for drawing.
+#[derive(Clone, Debug)]
+pub struct OwnedCloth {
+    pub positions: Vec<Vec3>,
+    pub topology: Arc<Topology>,
+    pub references: Vec<Vec3>,
+    pub max_distances: Vec<f32>,
+}
+
+/// Everything the paint callback needs, owned.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub root: Mat4,
+    pub body: Option<OwnedMesh>,
+    pub jacket: Option<OwnedMesh>,
+    pub cloth: Option<OwnedCloth>,
+    pub colliders: Vec<Collider>,
+    pub sim_bones: Vec<Mat4>,
+    pub wind: Vec3,
+    pub look: FabricLook,
+}
+
+impl Snapshot {
+    fn scene(&self) -> SceneData<'_> {
+        SceneData {
+            root: self.root,
+            body: self.body.as_ref().map(OwnedMesh::view),
+            jacket: self.jacket.as_ref().map(OwnedMesh::view),
+            cloth: self.cloth.as_ref().map(|c| ClothData {
+                positions: &c.positions,
+                topology: &c.topology,
+                references: &c.references,
+                max_distances: &c.max_distances,
+            }),
+            colliders: &self.colliders,
+            sim_bones: &self.sim_bones,
+            wind: self.wind,
+            look: self.look,
+        }
+    }
+}
+
+/// A particle held by ctrl+drag.
+#[derive(Clone, Copy, Debug)]
+struct Poke {
+    particle: usize,
+    /// Distance from the eye along the view direction at which the particle is held.
+    depth: f32,
+}
+
+/// The viewport's state.
+pub struct Viewport {
+    renderer: Option<Arc<Mutex<Renderer>>>,
+    error: Option<String>,
+    rect: Option<Rect>,
+    body_indices: Arc<Vec<u32>>,
+    poke: Option<Poke>,
+}
+
+impl Viewport {
+    /// Sets up the renderer on eframe's GL context; with no GL (tests) the viewport shows a
+    /// note instead.
+    pub fn new(gl: Option<Arc<eframe::glow::Context>>) -> Self {
+        let (renderer, error) = match gl {
+            None => (None, Some("no OpenGL context".to_string())),
+            Some(gl) => match three_d::Context::from_gl_context(gl) {
+                Ok(ctx) => (Some(Arc::new(Mutex::new(Renderer::new(&ctx)))), None),
+                Err(e) => (
+                    None,
+                    Some(format!("three-d cannot use the GL context: {e}")),
+                ),
+            },
+        };
+        Self {
+            renderer,
+            error,
+            rect: None,
+            body_indices: Arc::new(Vec::new()),
+            poke: None,
+        }
+    }
+
+    /// Why there is no 3D view, if there is none.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Where the viewport was drawn last frame (points).
+    pub fn rect(&self) -> Option<Rect> {
+        self.rect
+    }
+
+    /// Copies what the picture needs out of the stage.
+    pub fn snapshot(&mut self, stage: &Stage, look: FabricLook) -> Snapshot {
+        if self.renderer.is_none() {
+            return Snapshot::default();
+        }
+        let (pos, nrm, uvs, idx) = stage.body();
+        if self.body_indices.len() != idx.len() || self.body_indices.as_slice() != idx {
+            self.body_indices = Arc::new(idx.to_vec());
+        }
+        let root = stage.root();
+        let p = stage.params();
+        let dir = p.wind_direction_deg.to_radians();
+        let wind = Vec3::new(dir.sin(), 0.0, dir.cos()) * p.wind_speed;
+        Snapshot {
+            root: Mat4::from_rotation_translation(root.rotation, root.translation),
+            body: Some(OwnedMesh {
+                positions: pos.to_vec(),
+                normals: nrm.to_vec(),
+                uvs: uvs.to_vec(),
+                indices: self.body_indices.clone(),
+            }),
+            jacket: None,
+            cloth: None,
+            colliders: stage.colliders().to_vec(),
+            sim_bones: Vec::new(),
+            wind,
+            look,
+        }
+    }
+
+    /// Draws the viewport and handles the camera and poking.
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        camera: &mut OrbitCamera,
+        overlays: &Overlays,
+        snapshot: Snapshot,
+        stage: &mut Stage,
+    ) {
+        let rect = ui.available_rect_before_wrap();
+        let response = ui.allocate_rect(rect, Sense::click_and_drag());
+        self.rect = Some(rect);
+        let followed = snapshot.root.w_axis.truncate();
+        let aspect = rect.width() / rect.height().max(1.0);
+        let (ctrl, shift) = ui.input(|i| (i.modifiers.command, i.modifiers.shift));
+
+        // Poke: ctrl + left drag holds the nearest particle under the pointer.
+        if response.drag_started_by(PointerButton::Primary) && ctrl {
+            if let (Some(pos), Some(pointer)) =
+                (stage.cloth_positions(), response.interact_pointer_pos())
+            {
+                self.poke = pick(camera, followed, aspect, rect, pointer, &snapshot.root, pos);
+            }
+        }
+        if let Some(poke) = self.poke {
+            if response.dragged_by(PointerButton::Primary) {
+                if let Some(pointer) = response.interact_pointer_pos() {
+                    let ndc = to_ndc(rect, pointer);
+                    let (o, d) = camera.ray(followed, aspect, ndc);
+                    let (_, _, fwd) = camera.basis();
+                    let t = poke.depth / d.dot(fwd).max(1e-3);
+                    let world = o + d * t;
+                    let local = snapshot.root.inverse().transform_point3(world);
+                    if local.is_finite() {
+                        stage.drag(poke.particle, Some(local));
+                    }
+                }
+            } else {
+                stage.drag(poke.particle, None);
+                self.poke = None;
+            }
+        } else if response.dragged_by(PointerButton::Middle)
+            || (response.dragged_by(PointerButton::Primary) && shift)
+        {
+            let d = response.drag_delta();
+            camera.pan(d.x, d.y, rect.height());
+        } else if response.dragged_by(PointerButton::Primary) && !ctrl {
+            let d = response.drag_delta();
+            camera.orbit(d.x, d.y);
+        }
+        if response.hovered() {
+            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                camera.zoom(scroll / 50.0);
+            }
+        }
+
+        match &self.renderer {
+            Some(renderer) => {
+                let renderer = renderer.clone();
+                let camera = camera.clone();
+                let overlays = overlays.clone();
+                let callback = egui::PaintCallback {
+                    rect,
+                    callback: Arc::new(eframe::egui_glow::CallbackFn::new(
+                        move |info, _painter| {
+                            let vp = info.viewport_in_pixels();
+                            let [sw, sh] = info.screen_size_px;
+                            let Ok(mut r) = renderer.lock() else {
+                                return;
+                            };
+                            let ctx = r.context().clone();
+                            let target = three_d::RenderTarget::screen(&ctx, sw, sh);
+                            let viewport = three_d::Viewport {
+                                x: vp.left_px,
+                                y: vp.from_bottom_px,
+                                width: vp.width_px.max(0) as u32,
+                                height: vp.height_px.max(0) as u32,
+                            };
+                            r.draw(&target, viewport, &camera, &snapshot.scene(), &overlays);
+                        },
+                    )),
+                };
+                ui.painter().add(callback);
+            }
+            None => {
+                ui.painter()
+                    .rect_filled(rect, 0.0, egui::Color32::from_rgb(70, 76, 82));
+                ui.painter().text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    format!(
+                        "3D viewport off ({})",
+                        self.error.as_deref().unwrap_or("no renderer")
+                    ),
+                    egui::FontId::proportional(16.0),
+                    egui::Color32::from_gray(220),
+                );
+            }
+        }
+        ui.painter().text(
+            rect.left_bottom() + egui::vec2(8.0, -8.0),
+            egui::Align2::LEFT_BOTTOM,
+            "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth",
+            egui::FontId::proportional(12.0),
+            egui::Color32::from_gray(230),
+        );
+    }
+}
+
+fn to_ndc(rect: Rect, p: egui::Pos2) -> [f32; 2] {
+    [
+        (p.x - rect.left()) / rect.width().max(1.0) * 2.0 - 1.0,
+        1.0 - (p.y - rect.top()) / rect.height().max(1.0) * 2.0,
+    ]
+}
+
+/// The particle nearest the pointer on screen (within 30 points), and its depth.
+fn pick(
+    camera: &OrbitCamera,
+    followed: Vec3,
+    aspect: f32,
+    rect: Rect,
+    pointer: egui::Pos2,
+    root: &Mat4,
+    positions: &[Vec3],
+) -> Option<Poke> {
+    let target = to_ndc(rect, pointer);
+    let px_per_ndc = rect.width().max(1.0) * 0.5;
+    let eye = camera.eye(followed);
+    let (_, _, fwd) = camera.basis();
+    let mut best: Option<(f32, Poke)> = None;
+    for (i, p) in positions.iter().enumerate() {
+        let world = root.transform_point3(*p);
+        let Some(ndc) = camera.project(followed, aspect, world) else {
+            continue;
+        };
+        let dx = (ndc[0] - target[0]) * px_per_ndc;
+        let dy = (ndc[1] - target[1]) * px_per_ndc / aspect.max(1e-3);
+        let d = (dx * dx + dy * dy).sqrt();
+        if d < 30.0 && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((
+                d,
+                Poke {
+                    particle: i,
+                    depth: (world - eye).dot(fwd),
+                },
+            ));
+        }
+    }
+    best.map(|(_, p)| p)
+}

@@ -1,0 +1,775 @@
+//! The 3D view, built from CPU data with three-d. One [`Renderer::draw`] serves the window's
+//! viewport (inside an egui paint callback sharing eframe's GL context) and any offscreen
+//! render target: it takes a three-d render target, a viewport in pixels, an [`OrbitCamera`]
+//! and a [`SceneData`] borrowed from the simulation. Nothing here knows about egui.
+
+pub mod camera;
+pub mod fabric;
+
+use glam::{Mat4 as GMat4, Quat, Vec3 as GVec3};
+use serde::{Deserialize, Serialize};
+use three_d::{
+    AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, CpuTexture, Cull,
+    DirectionalLight, Gm, Indices, InstancedMesh, Instances, Light, Mesh, Object, PhysicalMaterial,
+    Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
+};
+
+use crate::sim::{Collider, Topology};
+pub use camera::{OrbitCamera, View};
+pub use fabric::FabricLook;
+
+/// Which debug overlays are drawn. Persisted with the window state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Overlays {
+    /// The simulation mesh: stretch constraints in blue, shear/bend in orange.
+    pub sim_mesh: bool,
+    /// Edge particles (hem, front opening) in yellow.
+    pub edge_particles: bool,
+    /// Pinned (skinned) particles in red.
+    pub pinned_particles: bool,
+    /// Collision ellipsoids, translucent.
+    pub ellipsoids: bool,
+    /// Each particle's max-distance sphere around its reference point.
+    pub max_distance: bool,
+    /// The bones placed on the simulation mesh, as small axes.
+    pub sim_bones: bool,
+    /// An arrow showing the wind's direction and strength.
+    pub wind_arrow: bool,
+    /// Colour the cloth by how much it stretches (blue none, red 10 % or more).
+    pub stretch_heat_map: bool,
+    /// Draw the character's body.
+    pub body: bool,
+    /// Draw the jacket's render mesh.
+    pub jacket: bool,
+    /// Shadows from the key light (costly on software GL).
+    pub shadows: bool,
+}
+
+impl Default for Overlays {
+    fn default() -> Self {
+        Self {
+            sim_mesh: false,
+            edge_particles: false,
+            pinned_particles: false,
+            ellipsoids: false,
+            max_distance: false,
+            sim_bones: false,
+            wind_arrow: true,
+            stretch_heat_map: false,
+            body: true,
+            jacket: true,
+            shadows: true,
+        }
+    }
+}
+
+impl Overlays {
+    /// Turns every debug overlay on (or off), leaving body, jacket and shadows alone.
+    pub fn set_all_debug(&mut self, on: bool) {
+        self.sim_mesh = on;
+        self.edge_particles = on;
+        self.pinned_particles = on;
+        self.ellipsoids = on;
+        self.max_distance = on;
+        self.sim_bones = on;
+        self.wind_arrow = on;
+        self.stretch_heat_map = on;
+    }
+}
+
+/// A triangle mesh in character space, borrowed.
+#[derive(Clone, Copy, Debug)]
+pub struct MeshData<'a> {
+    pub positions: &'a [GVec3],
+    pub normals: &'a [GVec3],
+    /// Texture coordinates (may be empty).
+    pub uvs: &'a [[f32; 2]],
+    pub indices: &'a [u32],
+}
+
+/// The simulated cloth, borrowed (character space).
+#[derive(Clone, Copy, Debug)]
+pub struct ClothData<'a> {
+    pub positions: &'a [GVec3],
+    pub topology: &'a Topology,
+    /// Each particle's reference point (centre of its max-distance sphere).
+    pub references: &'a [GVec3],
+    /// Each particle's max distance, metres.
+    pub max_distances: &'a [f32],
+}
+
+/// Everything one picture shows.
+#[derive(Clone, Copy, Debug)]
+pub struct SceneData<'a> {
+    /// Character space to world (root motion).
+    pub root: GMat4,
+    pub body: Option<MeshData<'a>>,
+    pub jacket: Option<MeshData<'a>>,
+    pub cloth: Option<ClothData<'a>>,
+    /// Colliders, character space.
+    pub colliders: &'a [Collider],
+    /// Bones from the simulation mesh, character space.
+    pub sim_bones: &'a [GMat4],
+    /// Wind velocity in the world, m/s.
+    pub wind: GVec3,
+    pub look: FabricLook,
+}
+
+fn v3(v: GVec3) -> three_d::Vec3 {
+    three_d::vec3(v.x, v.y, v.z)
+}
+
+fn m4(m: GMat4) -> three_d::Mat4 {
+    three_d::Mat4::from(m.to_cols_array_2d())
+}
+
+fn srgba(r: u8, g: u8, b: u8, a: u8) -> Srgba {
+    Srgba::new(r, g, b, a)
+}
+
+/// A GPU mesh kept in step with CPU data that changes every frame.
+struct LiveMesh {
+    gm: Gm<Mesh, PhysicalMaterial>,
+    vertices: usize,
+    index_key: (usize, u64),
+}
+
+fn index_key(indices: &[u32]) -> (usize, u64) {
+    let sum = indices.iter().enumerate().fold(0u64, |s, (i, &v)| {
+        s.wrapping_add((v as u64 + 1) * (i as u64 % 7 + 1))
+    });
+    (indices.len(), sum)
+}
+
+fn cpu_mesh(data: &MeshData, uv_repeat: [f32; 2]) -> CpuMesh {
+    let n = data.positions.len();
+    let normals = (data.normals.len() == n).then(|| data.normals.iter().map(|&v| v3(v)).collect());
+    let uvs = (data.uvs.len() == n).then(|| {
+        data.uvs
+            .iter()
+            .map(|uv| three_d::vec2(uv[0] * uv_repeat[0], uv[1] * uv_repeat[1]))
+            .collect()
+    });
+    CpuMesh {
+        positions: Positions::F32(data.positions.iter().map(|&v| v3(v)).collect()),
+        indices: Indices::U32(data.indices.to_vec()),
+        normals,
+        uvs,
+        ..Default::default()
+    }
+}
+
+/// True when a mesh is usable: indices in range, finite positions, whole triangles.
+fn mesh_ok(data: &MeshData) -> bool {
+    let n = data.positions.len() as u32;
+    n > 0
+        && data.indices.len() % 3 == 0
+        && !data.indices.is_empty()
+        && data.indices.iter().all(|&i| i < n)
+        && data.positions.iter().all(|p| p.is_finite())
+}
+
+impl LiveMesh {
+    fn update(
+        slot: &mut Option<LiveMesh>,
+        ctx: &Context,
+        data: &MeshData,
+        material: impl FnOnce() -> PhysicalMaterial,
+        uv_repeat: [f32; 2],
+    ) {
+        if !mesh_ok(data) {
+            *slot = None;
+            return;
+        }
+        let key = index_key(data.indices);
+        let rebuild = match slot {
+            Some(m) => m.vertices != data.positions.len() || m.index_key != key,
+            None => true,
+        };
+        if rebuild {
+            let mesh = Mesh::new(ctx, &cpu_mesh(data, uv_repeat));
+            *slot = Some(LiveMesh {
+                gm: Gm::new(mesh, material()),
+                vertices: data.positions.len(),
+                index_key: key,
+            });
+            return;
+        }
+        if let Some(m) = slot {
+            let pos: Vec<_> = data.positions.iter().map(|&v| v3(v)).collect();
+            // Lengths were checked above, so these cannot fail; a failure keeps last frame's.
+            let _ = m.gm.geometry.set_positions(&pos);
+            if data.normals.len() == data.positions.len() {
+                let nrm: Vec<_> = data.normals.iter().map(|&v| v3(v)).collect();
+                let _ = m.gm.geometry.set_normals(&nrm);
+            }
+        }
+    }
+}
+
+/// Instanced shapes for one overlay colour.
+struct Shapes {
+    gm: Gm<InstancedMesh, PhysicalMaterial>,
+    count: usize,
+}
+
+impl Shapes {
+    fn new(ctx: &Context, mesh: &CpuMesh, color: Srgba, transparent: bool) -> Self {
+        let cpu = CpuMaterial {
+            albedo: color,
+            roughness: 0.7,
+            metallic: 0.0,
+            ..Default::default()
+        };
+        let mut material = if transparent {
+            PhysicalMaterial::new_transparent(ctx, &cpu)
+        } else {
+            PhysicalMaterial::new_opaque(ctx, &cpu)
+        };
+        material.emissive = if transparent {
+            srgba(0, 0, 0, 255)
+        } else {
+            srgba(color.r / 3, color.g / 3, color.b / 3, 255)
+        };
+        if transparent {
+            material.render_states.write_mask = three_d::WriteMask::COLOR;
+            material.render_states.cull = Cull::Back;
+        }
+        Self {
+            gm: Gm::new(
+                InstancedMesh::new(ctx, &Instances::default(), mesh),
+                material,
+            ),
+            count: 0,
+        }
+    }
+
+    fn set(&mut self, root: GMat4, transforms: &[GMat4]) {
+        self.count = transforms.len();
+        self.gm.geometry.set_transformation(m4(root));
+        self.gm.geometry.set_instances(&Instances {
+            transformations: transforms.iter().map(|&m| m4(m)).collect(),
+            ..Default::default()
+        });
+    }
+}
+
+/// A cylinder from `a` to `b` of radius `r` (three-d's unit cylinder runs along +X, 0..1).
+fn segment(a: GVec3, b: GVec3, r: f32) -> Option<GMat4> {
+    let d = b - a;
+    let len = d.length();
+    if len <= 1e-6 || !len.is_finite() {
+        return None;
+    }
+    let rot = Quat::from_rotation_arc(GVec3::X, d / len);
+    Some(GMat4::from_scale_rotation_translation(
+        GVec3::new(len, r, r),
+        rot,
+        a,
+    ))
+}
+
+fn ball(c: GVec3, r: f32) -> GMat4 {
+    GMat4::from_scale_rotation_translation(GVec3::splat(r), Quat::IDENTITY, c)
+}
+
+/// The renderer: GPU resources for one scene, kept between frames.
+pub struct Renderer {
+    ctx: Context,
+    ground: Gm<Mesh, PhysicalMaterial>,
+    body: Option<LiveMesh>,
+    jacket: Option<LiveMesh>,
+    jacket_look: Option<FabricLook>,
+    heat: Option<Gm<Mesh, three_d::ColorMaterial>>,
+    stretch_links: Shapes,
+    shear_links: Shapes,
+    edge_particles: Shapes,
+    pinned_particles: Shapes,
+    ellipsoids: Shapes,
+    max_distance: Shapes,
+    bone_x: Shapes,
+    bone_y: Shapes,
+    bone_z: Shapes,
+    wind: Shapes,
+    key: DirectionalLight,
+    fill: DirectionalLight,
+    ambient: AmbientLight,
+    /// The background colour, linear 0..1.
+    pub background: [f32; 3],
+}
+
+impl Renderer {
+    /// Creates the GPU resources on a three-d context (eframe's, or an offscreen one).
+    pub fn new(ctx: &Context) -> Self {
+        let ground_tex = CpuTexture {
+            name: "ground".into(),
+            data: TextureData::RgbaU8(fabric::ground_texture(256)),
+            width: 256,
+            height: 256,
+            ..Default::default()
+        };
+        let mut plane = CpuMesh::square();
+        // 80 m square; one texture repeat per metre.
+        plane
+            .transform(
+                three_d::Mat4::from_angle_x(three_d::degrees(-90.0))
+                    * three_d::Mat4::from_scale(40.0),
+            )
+            .ok();
+        if let Some(uvs) = plane.uvs.as_mut() {
+            for uv in uvs.iter_mut() {
+                *uv *= 40.0;
+            }
+        }
+        let ground = Gm::new(
+            Mesh::new(ctx, &plane),
+            PhysicalMaterial::new_opaque(
+                ctx,
+                &CpuMaterial {
+                    albedo: Srgba::WHITE,
+                    albedo_texture: Some(ground_tex),
+                    roughness: 0.9,
+                    metallic: 0.0,
+                    ..Default::default()
+                },
+            ),
+        );
+        let cyl = CpuMesh::cylinder(6);
+        let sph = CpuMesh::sphere(10);
+        let sph_fine = CpuMesh::sphere(16);
+        let arrow = CpuMesh::arrow(0.8, 0.5, 12);
+        Self {
+            ctx: ctx.clone(),
+            ground,
+            body: None,
+            jacket: None,
+            jacket_look: None,
+            heat: None,
+            stretch_links: Shapes::new(ctx, &cyl, srgba(60, 140, 255, 255), false),
+            shear_links: Shapes::new(ctx, &cyl, srgba(255, 150, 40, 255), false),
+            edge_particles: Shapes::new(ctx, &sph, srgba(250, 220, 40, 255), false),
+            pinned_particles: Shapes::new(ctx, &sph, srgba(230, 40, 40, 255), false),
+            ellipsoids: Shapes::new(ctx, &sph_fine, srgba(80, 220, 160, 70), true),
+            max_distance: Shapes::new(ctx, &sph, srgba(200, 120, 255, 28), true),
+            bone_x: Shapes::new(ctx, &cyl, srgba(235, 60, 60, 255), false),
+            bone_y: Shapes::new(ctx, &cyl, srgba(60, 210, 80, 255), false),
+            bone_z: Shapes::new(ctx, &cyl, srgba(70, 110, 245, 255), false),
+            wind: Shapes::new(ctx, &arrow, srgba(120, 200, 255, 255), false),
+            key: DirectionalLight::new(
+                ctx,
+                2.4,
+                srgba(255, 246, 230, 255),
+                three_d::vec3(-0.5, -1.0, -0.6),
+            ),
+            fill: DirectionalLight::new(
+                ctx,
+                0.7,
+                srgba(200, 215, 255, 255),
+                three_d::vec3(0.7, -0.35, 0.8),
+            ),
+            ambient: AmbientLight::new(ctx, 0.35, srgba(210, 220, 235, 255)),
+            background: [0.30, 0.33, 0.36],
+        }
+    }
+
+    /// Draws one picture of `scene` into `target`, inside `viewport` (pixels, origin at the
+    /// bottom left of the target), as seen by `camera`. Clears the viewport first.
+    pub fn draw(
+        &mut self,
+        target: &RenderTarget,
+        viewport: Viewport,
+        camera: &OrbitCamera,
+        scene: &SceneData,
+        overlays: &Overlays,
+    ) {
+        if viewport.width == 0 || viewport.height == 0 {
+            return;
+        }
+        let followed = scene.root.w_axis.truncate();
+        let followed = if followed.is_finite() {
+            followed
+        } else {
+            GVec3::ZERO
+        };
+        let aspect = viewport.width as f32 / viewport.height as f32;
+        let cam = Camera::new_perspective(
+            viewport,
+            v3(camera.eye(followed)),
+            v3(camera.target(followed)),
+            three_d::vec3(0.0, 1.0, 0.0),
+            three_d::degrees(camera.fov_deg.clamp(5.0, 120.0)),
+            0.05,
+            200.0,
+        );
+        let _ = aspect;
+        let root = if scene.root.is_finite() {
+            scene.root
+        } else {
+            GMat4::IDENTITY
+        };
+
+        // Body and jacket.
+        let ctx = self.ctx.clone();
+        match scene.body.filter(|_| overlays.body) {
+            Some(body) => LiveMesh::update(
+                &mut self.body,
+                &ctx,
+                &body,
+                || {
+                    PhysicalMaterial::new_opaque(
+                        &ctx,
+                        &CpuMaterial {
+                            albedo: srgba(168, 174, 184, 255),
+                            roughness: 0.55,
+                            metallic: 0.0,
+                            ..Default::default()
+                        },
+                    )
+                },
+                [1.0, 1.0],
+            ),
+            None => self.body = None,
+        }
+        if self.jacket_look != Some(scene.look) {
+            self.jacket = None;
+            self.jacket_look = Some(scene.look);
+        }
+        let look = scene.look;
+        match scene
+            .jacket
+            .filter(|_| overlays.jacket && !overlays.stretch_heat_map)
+        {
+            Some(jacket) => LiveMesh::update(
+                &mut self.jacket,
+                &ctx,
+                &jacket,
+                || jacket_material(&ctx, look),
+                look.repeat(),
+            ),
+            None => self.jacket = None,
+        }
+        for m in [&mut self.body, &mut self.jacket].into_iter().flatten() {
+            m.gm.geometry.set_transformation(m4(root));
+        }
+
+        self.update_overlays(root, scene, overlays);
+
+        // Shadows from the body and jacket only (the ground would stretch the shadow map).
+        if overlays.shadows {
+            let casters: Vec<&Mesh> = [&self.body, &self.jacket]
+                .into_iter()
+                .flatten()
+                .map(|m| &m.gm.geometry)
+                .collect();
+            if casters.is_empty() {
+                self.key.clear_shadow_map();
+            } else if let Err(e) = self.key.generate_shadow_map(1024, casters) {
+                eprintln!("cloth-tuner: shadow map failed: {e}");
+                self.key.clear_shadow_map();
+            }
+        } else {
+            self.key.clear_shadow_map();
+        }
+
+        let mut objects: Vec<&dyn Object> = vec![&self.ground];
+        for m in [&self.body, &self.jacket].into_iter().flatten() {
+            objects.push(&m.gm);
+        }
+        if let Some(h) = &self.heat {
+            objects.push(h);
+        }
+        let shapes: [(&Shapes, bool); 10] = [
+            (&self.stretch_links, overlays.sim_mesh),
+            (&self.shear_links, overlays.sim_mesh),
+            (&self.edge_particles, overlays.edge_particles),
+            (&self.pinned_particles, overlays.pinned_particles),
+            (&self.bone_x, overlays.sim_bones),
+            (&self.bone_y, overlays.sim_bones),
+            (&self.bone_z, overlays.sim_bones),
+            (&self.wind, overlays.wind_arrow),
+            (&self.ellipsoids, overlays.ellipsoids),
+            (&self.max_distance, overlays.max_distance),
+        ];
+        for (s, on) in shapes {
+            if on && s.count > 0 {
+                objects.push(&s.gm);
+            }
+        }
+        let lights: [&dyn Light; 3] = [&self.key, &self.fill, &self.ambient];
+        let scissor = ScissorBox {
+            x: viewport.x,
+            y: viewport.y,
+            width: viewport.width,
+            height: viewport.height,
+        };
+        let [r, g, b] = self.background;
+        target
+            .clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0))
+            .render_partially(scissor, &cam, objects, &lights);
+    }
+
+    /// The three-d context the renderer draws with.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    fn update_overlays(&mut self, root: GMat4, scene: &SceneData, o: &Overlays) {
+        let mut stretch = Vec::new();
+        let mut shear = Vec::new();
+        let mut edges = Vec::new();
+        let mut pinned = Vec::new();
+        let mut maxd = Vec::new();
+        self.heat = None;
+        if let Some(cloth) = scene.cloth {
+            let topo = cloth.topology;
+            let pos = cloth.positions;
+            let n = pos.len();
+            if o.sim_mesh {
+                for l in &topo.links {
+                    let (a, b) = (l.a as usize, l.b as usize);
+                    if a < n && b < n {
+                        let (list, r) = if l.kind.is_stretch() {
+                            (&mut stretch, 0.0035)
+                        } else {
+                            (&mut shear, 0.0018)
+                        };
+                        if let Some(m) = segment(pos[a], pos[b], r) {
+                            list.push(m);
+                        }
+                    }
+                }
+            }
+            for ((p, &edge), &pin) in pos.iter().zip(&topo.edge).zip(&topo.pinned) {
+                if o.edge_particles && edge {
+                    edges.push(ball(*p, 0.012));
+                }
+                if o.pinned_particles && pin {
+                    pinned.push(ball(*p, 0.013));
+                }
+            }
+            if o.max_distance {
+                for (c, &r) in cloth.references.iter().zip(cloth.max_distances) {
+                    if r > 1e-4 && r.is_finite() && c.is_finite() {
+                        maxd.push(ball(*c, r));
+                    }
+                }
+            }
+            if o.stretch_heat_map {
+                self.heat = heat_mesh(&self.ctx, &cloth).map(|mut gm| {
+                    gm.geometry.set_transformation(m4(root));
+                    gm
+                });
+            }
+        }
+        self.stretch_links.set(root, &stretch);
+        self.shear_links.set(root, &shear);
+        self.edge_particles.set(root, &edges);
+        self.pinned_particles.set(root, &pinned);
+        self.max_distance.set(root, &maxd);
+
+        let ell: Vec<GMat4> = if o.ellipsoids {
+            scene
+                .colliders
+                .iter()
+                .filter(|c| c.is_valid())
+                .filter_map(|c| match *c {
+                    Collider::Ellipsoid {
+                        center,
+                        rotation,
+                        radii,
+                    } => Some(GMat4::from_scale_rotation_translation(
+                        radii, rotation, center,
+                    )),
+                    Collider::Sphere { center, radius } => Some(ball(center, radius)),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        self.ellipsoids.set(root, &ell);
+
+        let (mut bx, mut by, mut bz) = (Vec::new(), Vec::new(), Vec::new());
+        if o.sim_bones {
+            for b in scene.sim_bones.iter().filter(|b| b.is_finite()) {
+                let p = b.w_axis.truncate();
+                let len = 0.06;
+                let axes = [
+                    (&mut bx, b.x_axis.truncate()),
+                    (&mut by, b.y_axis.truncate()),
+                    (&mut bz, b.z_axis.truncate()),
+                ];
+                for (list, axis) in axes {
+                    if let Some(m) = segment(p, p + axis.normalize_or_zero() * len, 0.004) {
+                        list.push(m);
+                    }
+                }
+            }
+        }
+        self.bone_x.set(root, &bx);
+        self.bone_y.set(root, &by);
+        self.bone_z.set(root, &bz);
+
+        // Wind arrow: in the world, beside the character at head height, length by speed.
+        let mut wind = Vec::new();
+        let speed = scene.wind.length();
+        if o.wind_arrow && speed > 1e-3 && speed.is_finite() {
+            let dir = scene.wind / speed;
+            let len = (0.25 + speed * 0.05).min(1.5);
+            let at = root.w_axis.truncate() + GVec3::new(0.0, 2.1, 0.0) - dir * len * 0.5;
+            let rot = Quat::from_rotation_arc(GVec3::X, dir);
+            wind.push(GMat4::from_scale_rotation_translation(
+                GVec3::new(len, 0.05, 0.05),
+                rot,
+                at,
+            ));
+        }
+        self.wind.set(GMat4::IDENTITY, &wind);
+    }
+}
+
+fn jacket_material(ctx: &Context, look: FabricLook) -> PhysicalMaterial {
+    let size = 256;
+    let tex = CpuTexture {
+        name: format!("{look:?}"),
+        data: TextureData::RgbaU8(look.texture(size)),
+        width: size as u32,
+        height: size as u32,
+        ..Default::default()
+    };
+    let cpu = CpuMaterial {
+        albedo: Srgba::WHITE,
+        albedo_texture: Some(tex),
+        roughness: look.roughness(),
+        metallic: 0.0,
+        ..Default::default()
+    };
+    let mut m = if look.translucent() {
+        PhysicalMaterial::new_transparent(ctx, &cpu)
+    } else {
+        PhysicalMaterial::new_opaque(ctx, &cpu)
+    };
+    // Cloth is a sheet: both sides are seen (inside of the jacket, through the veil).
+    m.render_states.cull = Cull::None;
+    if look.translucent() {
+        m.render_states.write_mask = three_d::WriteMask::COLOR;
+    }
+    m
+}
+
+/// Per-particle stretch: the largest `length / rest - 1` over the particle's stretch links.
+pub fn particle_stretch(positions: &[GVec3], topology: &Topology) -> Vec<f32> {
+    let mut s = vec![0.0f32; positions.len()];
+    for l in topology.links.iter().filter(|l| l.kind.is_stretch()) {
+        let (a, b) = (l.a as usize, l.b as usize);
+        if a < positions.len() && b < positions.len() && l.rest > 0.0 {
+            let e = positions[a].distance(positions[b]) / l.rest - 1.0;
+            if e.is_finite() {
+                s[a] = s[a].max(e);
+                s[b] = s[b].max(e);
+            }
+        }
+    }
+    s
+}
+
+/// Blue (no stretch) through green and yellow to red (10 % or more).
+pub fn heat_color(stretch: f32) -> [u8; 3] {
+    let t = if stretch.is_finite() {
+        (stretch / 0.10).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let stops = [
+        [40.0, 80.0, 230.0],
+        [40.0, 200.0, 90.0],
+        [240.0, 220.0, 40.0],
+        [230.0, 40.0, 30.0],
+    ];
+    let x = t * 3.0;
+    let i = (x.floor() as usize).min(2);
+    let f = x - i as f32;
+    let c = |k: usize| stops[i][k] + (stops[i + 1][k] - stops[i][k]) * f;
+    [c(0).round() as u8, c(1).round() as u8, c(2).round() as u8]
+}
+
+fn heat_mesh(ctx: &Context, cloth: &ClothData) -> Option<Gm<Mesh, three_d::ColorMaterial>> {
+    let pos = cloth.positions;
+    let n = pos.len();
+    if n == 0 || pos.iter().any(|p| !p.is_finite()) {
+        return None;
+    }
+    let indices: Vec<u32> = cloth
+        .topology
+        .triangles
+        .iter()
+        .filter(|t| t.iter().all(|&i| (i as usize) < n))
+        .flatten()
+        .copied()
+        .collect();
+    if indices.is_empty() {
+        return None;
+    }
+    let stretch = particle_stretch(pos, cloth.topology);
+    let colors = stretch
+        .iter()
+        .map(|&s| {
+            let [r, g, b] = heat_color(s);
+            srgba(r, g, b, 255)
+        })
+        .collect();
+    let mut cpu = CpuMesh {
+        positions: Positions::F32(pos.iter().map(|&p| v3(p)).collect()),
+        indices: Indices::U32(indices),
+        colors: Some(colors),
+        ..Default::default()
+    };
+    cpu.compute_normals();
+    let mut material = three_d::ColorMaterial::default();
+    material.render_states.cull = Cull::None;
+    Some(Gm::new(Mesh::new(ctx, &cpu), material))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heat_colours_run_blue_to_red() {
+        assert_eq!(heat_color(0.0), [40, 80, 230]);
+        assert_eq!(heat_color(0.5), [230, 40, 30]);
+        assert_eq!(heat_color(f32::NAN), [40, 80, 230]);
+    }
+
+    #[test]
+    fn stretch_is_measured_per_particle() {
+        let topo = Topology::flat_grid(3, 3, 0.1, GVec3::ZERO);
+        let mut pos = topo.rest.clone();
+        pos[8].y -= 0.01; // the corner's vertical link stretches 10 %
+        let s = particle_stretch(&pos, &topo);
+        assert!((s[8] - 0.1).abs() < 0.02, "{}", s[8]);
+        assert_eq!(s[0], 0.0);
+    }
+
+    #[test]
+    fn broken_meshes_are_refused() {
+        let p = [GVec3::ZERO, GVec3::X, GVec3::Y];
+        let ok = MeshData {
+            positions: &p,
+            normals: &[],
+            uvs: &[],
+            indices: &[0, 1, 2],
+        };
+        assert!(mesh_ok(&ok));
+        assert!(!mesh_ok(&MeshData {
+            indices: &[0, 1, 3],
+            ..ok
+        }));
+        assert!(!mesh_ok(&MeshData {
+            indices: &[0, 1],
+            ..ok
+        }));
+        assert!(segment(GVec3::ZERO, GVec3::ZERO, 0.1).is_none());
+    }
+}

@@ -1,0 +1,217 @@
+//! The tuner window driven by label through egui_kittest (no GPU: the 3D viewport is skipped).
+#![cfg(feature = "gui")]
+
+use cloth_tuner::app::App;
+use cloth_tuner::preset::Preset;
+use cloth_tuner::sim::{FabricParams, ParamKind};
+use eframe::egui;
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+
+fn harness() -> Harness<'static, App> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 900.0))
+        .with_max_steps(64)
+        .build_eframe(|cc| {
+            let mut app = App::new(cc);
+            // Paused: a playing app repaints forever and the harness would never settle.
+            app.set_playing(false);
+            app
+        });
+    h.run();
+    h
+}
+
+fn open_via_dialog(h: &mut Harness<'static, App>, menu_entry: &str, path: &std::path::Path) {
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label(menu_entry).click();
+    h.run();
+    h.get_by_role_and_label(Role::TextInput, "Path")
+        .set_text_value_accesskit(&path.display().to_string());
+    h.run();
+    let button = if menu_entry.starts_with("Save") {
+        "Save"
+    } else {
+        "Open"
+    };
+    // The dialog's button (the File menu is closed by now).
+    h.get_all_by_label(button)
+        .last()
+        .expect("the path dialog has its button")
+        .click();
+    h.run();
+}
+
+#[test]
+fn every_fabric_param_has_a_widget() {
+    let h = harness();
+    for spec in FabricParams::SPECS {
+        let role = match spec.kind {
+            ParamKind::Bool => Role::CheckBox,
+            ParamKind::Int | ParamKind::Float => Role::Slider,
+        };
+        assert!(
+            h.query_by_role_and_label(role, spec.label).is_some(),
+            "no {role:?} labelled {:?} for field `{}`",
+            spec.label,
+            spec.name
+        );
+    }
+}
+
+#[test]
+fn moving_a_slider_changes_the_simulation_parameter_and_undo_redo_restore_it() {
+    let mut h = harness();
+    let before = h.state().params().damping;
+    h.get_by_role_and_label(Role::Slider, "Damping")
+        .set_value_accesskit(0.5);
+    h.run();
+    assert_eq!(h.state().params().damping, 0.5);
+    assert_eq!(h.state().stage().params().damping, 0.5, "not applied live");
+    assert!(
+        h.state().window_title().contains('*'),
+        "{}",
+        h.state().window_title()
+    );
+
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(h.state().params().damping, before);
+    assert_eq!(h.state().stage().params().damping, before);
+    assert!(!h.state().window_title().contains('*'));
+
+    h.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::Z,
+    );
+    h.run();
+    assert_eq!(h.state().stage().params().damping, 0.5);
+
+    // The Edit menu does the same.
+    h.get_by_label("Edit").click();
+    h.run();
+    h.get_by_label_contains("Undo").click();
+    h.run();
+    assert_eq!(h.state().stage().params().damping, before);
+}
+
+#[test]
+fn a_checkbox_switches_a_param_live() {
+    let mut h = harness();
+    let before = h.state().params().hard_constraints;
+    h.get_by_role_and_label(Role::CheckBox, "Hard constraints")
+        .click();
+    h.run();
+    assert_eq!(h.state().stage().params().hard_constraints, !before);
+}
+
+#[test]
+fn loading_an_invalid_preset_shows_the_error_and_keeps_the_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    let text = cloth_tuner::app::SHIPPED[0]
+        .1
+        .replace("\"damping\": 0.012", "\"damping\": 7.5");
+    assert_ne!(
+        text,
+        cloth_tuner::app::SHIPPED[0].1,
+        "the fixture edit did not apply"
+    );
+    std::fs::write(&bad, text).unwrap();
+
+    let mut h = harness();
+    let params = h.state().params().clone();
+    let name = h.state().preset().name.clone();
+    open_via_dialog(&mut h, "Open…", &bad);
+    let err = h.state().error().expect("an error is shown").to_string();
+    assert!(
+        err.contains("bad.json") && err.contains("params.damping") && err.contains("0 to 1"),
+        "{err}"
+    );
+    assert!(
+        h.query_by_label_contains("params.damping").is_some(),
+        "the message is not in the window"
+    );
+    assert_eq!(h.state().params(), &params);
+    assert_eq!(h.state().stage().params(), &params);
+    assert_eq!(h.state().preset().name, name);
+}
+
+#[test]
+fn save_as_then_open_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mine.json");
+    let mut h = harness();
+    h.get_by_role_and_label(Role::Slider, "Wind speed")
+        .set_value_accesskit(12.0);
+    h.get_by_role_and_label(Role::Slider, "Iterations")
+        .set_value_accesskit(9.0);
+    h.run();
+    open_via_dialog(&mut h, "Save As…", &path);
+    assert_eq!(h.state().error(), None);
+    assert!(!h.state().is_dirty());
+    let saved = Preset::load(&path).expect("the saved file loads");
+    assert_eq!(&saved.params, h.state().params());
+    assert_eq!(saved.params.wind_speed, 12.0);
+    assert_eq!(saved.params.iterations, 9);
+
+    // Change something, then open the file again (discarding the change when asked).
+    h.get_by_role_and_label(Role::Slider, "Wind speed")
+        .set_value_accesskit(3.0);
+    h.run();
+    open_via_dialog(&mut h, "Open…", &path);
+    h.get_by_label("Discard").click();
+    h.run();
+    assert_eq!(h.state().params(), &saved.params);
+    assert_eq!(h.state().stage().params(), &saved.params);
+    assert_eq!(h.state().preset(), &saved);
+}
+
+#[test]
+fn opening_with_unsaved_changes_asks_first_and_cancel_keeps_them() {
+    let mut h = harness();
+    h.get_by_role_and_label(Role::Slider, "Gravity")
+        .set_value_accesskit(20.0);
+    h.run();
+    let tweed = cloth_tuner::app::presets_dir().join("tweed.json");
+    open_via_dialog(&mut h, "Open…", &tweed);
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert_eq!(h.state().params().gravity, 20.0);
+    assert!(h.state().is_dirty());
+}
+
+#[test]
+fn switching_clips_works() {
+    let mut h = harness();
+    assert_eq!(h.state().stage().clip_name(), "walk");
+    h.get_by_role_and_label(Role::ComboBox, "Clip").click();
+    h.run();
+    h.get_by_label("run").click();
+    h.run();
+    assert_eq!(h.state().stage().clip_name(), "run");
+    assert_eq!(h.state().stage().time(), 0.0);
+    // One fixed step with the period key.
+    h.key_press(egui::Key::Period);
+    h.run();
+    let dt = 1.0 / h.state().params().timestep_hz as f64;
+    assert!((h.state().stage().time() - dt).abs() < 1e-9);
+    h.key_press(egui::Key::R);
+    h.run();
+    assert_eq!(h.state().stage().time(), 0.0);
+}
+
+#[test]
+fn the_simulation_advances_in_fixed_steps_with_a_cap() {
+    let mut h = harness();
+    let app = h.state_mut();
+    app.set_playing(true);
+    let hz = app.params().timestep_hz as f64;
+    // A 5 s hitch takes at most the cap's worth of steps.
+    let steps = app.advance(5.0);
+    assert_eq!(steps, cloth_tuner::app::MAX_STEPS_PER_FRAME);
+    let t = app.stage().time();
+    assert!((t - steps as f64 / hz).abs() < 1e-9, "{t}");
+}
