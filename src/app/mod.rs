@@ -875,7 +875,7 @@ impl eframe::App for App {
         });
         egui::Panel::bottom("playback")
             .resizable(true)
-            .default_size(260.0)
+            .default_size(210.0)
             .show(ui, |ui| {
                 self.playback_bar(ui);
                 ui.separator();

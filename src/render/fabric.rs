@@ -59,7 +59,7 @@ impl FabricLook {
     /// How many times the texture repeats across the jacket's UV square.
     pub fn repeat(self) -> [f32; 2] {
         match self {
-            FabricLook::Tweed => [10.0, 6.0],
+            FabricLook::Tweed => [5.0, 3.0],
             FabricLook::Down => [1.0, 1.0],
             FabricLook::Veil => [24.0, 14.0],
         }
@@ -119,30 +119,44 @@ fn to_px(c: [f32; 3], alpha: u8) -> [u8; 4] {
     ]
 }
 
-/// Herringbone twill: 2/2 diagonal floats that change direction every 16 texels, a dark warp
-/// and a lighter weft, with coloured flecks as in Harris tweed.
+/// Herringbone twill: 4/4 diagonal floats that change direction every 24 texels, a dark
+/// warp and a lighter weft, heathered (mottled) yarn with coloured flecks as in Harris tweed,
+/// and a faint rust overcheck so the weave still reads from a few metres away.
 fn tweed(x: usize, y: usize) -> [u8; 4] {
-    let band = (x / 16) % 2;
-    let diag = if band == 0 { x + y } else { x + 64 - (y % 64) };
-    let warp_up = (diag / 2) % 4 < 2;
-    let warp = [92.0, 64.0, 44.0];
-    let weft = [168.0, 124.0, 84.0];
+    let band = (x / 24) % 2;
+    let diag = if band == 0 {
+        x + y
+    } else {
+        x + 256 - (y % 256)
+    };
+    let warp_up = (diag / 4) % 2 == 0;
+    let warp = [88.0, 62.0, 42.0];
+    let weft = [172.0, 130.0, 88.0];
     let mut c = if warp_up { warp } else { weft };
     // Thread shading: each float is darker at its ends.
-    let along = (diag % 2) as f32;
-    c = mix(c, [c[0] * 0.8, c[1] * 0.8, c[2] * 0.8], along * 0.5);
-    // Slub (uneven yarn) and flecks.
-    let n = hash(x / 3, y, 7) * 0.18 - 0.09;
-    c = [c[0] * (1.0 + n), c[1] * (1.0 + n), c[2] * (1.0 + n)];
+    let along = (diag % 4) as f32 / 3.0;
+    let shade = 1.0 - 0.22 * (along - 0.5).abs() * 2.0;
+    c = [c[0] * shade, c[1] * shade, c[2] * shade];
+    // Heather: low-frequency mottling of the yarn.
+    let heather = (hash(x / 16, y / 16, 5) + hash(x / 5, y / 7, 11)) * 0.14 - 0.14;
+    c = [
+        c[0] * (1.0 + heather),
+        c[1] * (1.0 + heather * 0.8),
+        c[2] * (1.0 + heather * 0.6),
+    ];
     let f = hash(x, y, 99);
-    if f > 0.992 {
-        c = [150.0, 60.0, 40.0]; // rust fleck
-    } else if f > 0.985 {
-        c = [80.0, 98.0, 70.0]; // moss fleck
+    if f > 0.994 {
+        c = [160.0, 64.0, 40.0]; // rust fleck
+    } else if f > 0.988 {
+        c = [86.0, 104.0, 72.0]; // moss fleck
     }
     // The herringbone's break line.
-    if x % 16 == 0 {
-        c = mix(c, [70.0, 50.0, 36.0], 0.5);
+    if x % 24 == 0 {
+        c = mix(c, [64.0, 46.0, 32.0], 0.6);
+    }
+    // Overcheck: a thin rust line each way every 128 texels.
+    if x % 128 < 2 || y % 128 < 2 {
+        c = mix(c, [150.0, 70.0, 44.0], 0.55);
     }
     to_px(c, 255)
 }

@@ -616,11 +616,11 @@ impl Renderer {
         let speed = scene.wind.length();
         if o.wind_arrow && speed > 1e-3 && speed.is_finite() {
             let dir = scene.wind / speed;
-            let len = (0.25 + speed * 0.05).min(1.5);
+            let len = (0.5 + speed * 0.05).min(1.5);
             let at = root.w_axis.truncate() + GVec3::new(0.0, 2.1, 0.0) - dir * len * 0.5;
             let rot = Quat::from_rotation_arc(GVec3::X, dir);
             wind.push(GMat4::from_scale_rotation_translation(
-                GVec3::new(len, 0.05, 0.05),
+                GVec3::new(len, 0.08, 0.08),
                 rot,
                 at,
             ));
