@@ -32,6 +32,23 @@ pub enum Command {
     },
     /// List every fabric parameter with its unit, range, default and what it does.
     Params,
+    /// Run a preset on a clip with no window and print how the fabric behaves: stretch, hem
+    /// swing and settle time, edge motion, penetration, max-distance saturation, resets and
+    /// timings.
+    Simulate {
+        /// The preset file.
+        #[arg(long)]
+        preset: PathBuf,
+        /// The clip: idle, walk, run, sprint_stop, turn, dodge, jump, arms_raise or aim.
+        #[arg(long, default_value = "walk")]
+        clip: String,
+        /// Simulated seconds.
+        #[arg(long, default_value_t = 6.0)]
+        seconds: f64,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs the command line and returns the process exit code.
@@ -57,6 +74,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Validate { files }) => Ok(validate(&files)),
+        Some(Command::Simulate {
+            preset,
+            clip,
+            seconds,
+            json,
+        }) => {
+            if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
+                anyhow::bail!("--seconds must be more than 0 and at most 3600, got {seconds}");
+            }
+            let preset = Preset::load(&preset)?;
+            let character = std::sync::Arc::new(crate::rig::Character::builtin());
+            let m = crate::rig::metrics::simulate(character, &preset, &clip, seconds)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&m)?);
+            } else {
+                print!("{}", m.to_text());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Params) => {
             print!("{}", params_table());
             Ok(ExitCode::SUCCESS)

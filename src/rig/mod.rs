@@ -34,6 +34,9 @@ mod character;
 mod clip;
 mod ellipsoid;
 pub mod generate;
+pub mod jacket;
+pub mod metrics;
+mod scene;
 mod mesh;
 mod skeleton;
 
@@ -41,4 +44,5 @@ pub use character::{Character, RigError};
 pub use clip::{Clip, Track};
 pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
 pub use mesh::{skin, SkinnedMesh};
+pub use scene::{FrameStats, MeshView, Scene, SceneError};
 pub use skeleton::{Bone, Pose, Skeleton};

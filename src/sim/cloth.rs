@@ -6,12 +6,16 @@
 //! 2. wind on each triangle, then Verlet integration with the particle's own damping
 //!    (interior, edge, or contact when it touched a collider last step);
 //! 3. `iterations` relaxation passes: stretch links, then shear/bend links, each group with
-//!    its own stiffness, weighted by inverse mass; optionally Provot's deformation limit;
-//! 4. collisions (push out of every collider, remember the contact);
+//!    its own stiffness, weighted by inverse mass, then collisions; optionally Provot's
+//!    deformation limit;
+//! 4. collisions (push out of every collider, remember the contact; a particle deep inside
+//!    leaves toward its reference point, the side it belongs on);
 //! 5. max distance from the reference pose;
-//! 6. hard constraints, top-down, moving only the lower particle;
-//! 7. safety: a particle the hard pass left beyond its max distance is clamped again (and
-//!    counted); a non-finite or exploded state resets the cloth to the reference pose.
+//! 6. hard constraints, top-down, moving only the lower particle (kept at rest length and, where
+//!    it can, out of the colliders by swinging it around its upper neighbour);
+//! 7. after the hard pass: a particle it pulled into a collider is pushed out again, and one it
+//!    left beyond its max distance is clamped again (both counted in [`ClothStats`]); a
+//!    non-finite or exploded state resets the cloth to the reference pose.
 //!
 //! Nothing in [`Cloth::step`] allocates.
 
@@ -34,6 +38,8 @@ pub const EXPLODE_MIN_DISTANCE: f32 = 0.1;
 pub const TELEPORT_DISTANCE: f32 = 2.0;
 /// Character turning above this many radians in one step is a cut too.
 pub const TELEPORT_ANGLE: f32 = 1.0;
+/// Collision corrections per particle inside the hard pass.
+const HARD_COLLISION_PASSES: usize = 3;
 /// Passes of the deformation limit per step.
 const LIMIT_PASSES: usize = 2;
 
@@ -77,6 +83,10 @@ pub struct ClothStats {
     pub post_hard_clamps: u64,
     /// The largest such overshoot, metres.
     pub post_hard_clamp_max: f32,
+    /// Particles pushed out of a collider again after the hard pass pulled them in.
+    pub post_hard_pushes: u64,
+    /// The largest such push, metres.
+    pub post_hard_push_max: f32,
 }
 
 /// What happened in one step.
@@ -346,6 +356,15 @@ impl Cloth {
         Ok(())
     }
 
+    /// Moves one free particle to `target` (character space) keeping its previous position, so
+    /// the move carries on as velocity: a mouse drag. Pinned particles, out-of-range indices
+    /// and non-finite targets are ignored.
+    pub fn drag_particle(&mut self, index: usize, target: Vec3) {
+        if index < self.pos.len() && !self.topo.pinned[index] && target.is_finite() {
+            self.pos[index] = target;
+        }
+    }
+
     /// Overwrites positions without the finiteness check (to test the explosion safety net).
     #[cfg(test)]
     pub(crate) fn positions_mut(&mut self) -> &mut [Vec3] {
@@ -434,9 +453,16 @@ impl Cloth {
             self.pos[i] = x + v * (1.0 - damping) + (gravity + wind) * dt2;
         }
 
+        // Contact flags were read by the Verlet pass; this step's collisions set them anew.
+        self.contact.fill(false);
         for _ in 0..p.iterations {
             relax(&mut self.pos, &self.stretch, p.stretch_stiffness);
             relax(&mut self.pos, &self.shear_bend, p.shear_bend_stiffness);
+            // Contacts inside the loop, so constraints and colliders settle together instead
+            // of fighting once at the end (a leg pushing into the cloth lifts it over the leg).
+            if !input.colliders.is_empty() {
+                self.collide(input.colliders, reference, p.collision_margin);
+            }
         }
         if p.deformation_limit {
             for _ in 0..LIMIT_PASSES {
@@ -467,7 +493,7 @@ impl Cloth {
             });
         }
 
-        let contacts = self.collide(input.colliders, p.collision_margin);
+        let contacts = self.collide(input.colliders, reference, p.collision_margin);
 
         for i in 0..self.pos.len() {
             self.pos[i] = clamp_to(self.pos[i], reference[i], self.max_distance[i]);
@@ -476,13 +502,52 @@ impl Cloth {
         if p.hard_constraints {
             for l in &self.hard {
                 let (a, b) = (l.a as usize, l.b as usize);
-                let d = self.pos[b] - self.pos[a];
+                let top = self.pos[a];
+                let d = self.pos[b] - top;
                 let len = d.length();
-                if len > 1e-9 {
-                    self.pos[b] = self.pos[a] + d * (l.rest / len);
+                if len <= 1e-9 {
+                    continue;
+                }
+                let mut x = top + d * (l.rest / len);
+                // Keep the particle out of the body while it stays at rest length: push it out,
+                // then swing it back onto the sphere around its upper neighbour, so the column
+                // wraps around a leg instead of passing through it.
+                for _ in 0..HARD_COLLISION_PASSES {
+                    let mut y = x;
+                    for c in input.colliders {
+                        y = c.push_out_toward(y, reference[b], p.collision_margin);
+                    }
+                    if y == x {
+                        break;
+                    }
+                    let e = y - top;
+                    let elen = e.length();
+                    if elen <= 1e-9 {
+                        break;
+                    }
+                    x = top + e * (l.rest / elen);
+                }
+                self.pos[b] = x;
+            }
+            // The hard pass may pull a particle into a collider: push it out again.
+            for i in 0..self.pos.len() {
+                if self.topo.pinned[i] {
+                    continue;
+                }
+                let before = self.pos[i];
+                let mut x = before;
+                for c in input.colliders {
+                    x = c.push_out_toward(x, reference[i], p.collision_margin);
+                }
+                if x != before {
+                    let moved = x.distance(before);
+                    self.pos[i] = x;
+                    self.contact[i] = true;
+                    self.stats.post_hard_pushes += 1;
+                    self.stats.post_hard_push_max = self.stats.post_hard_push_max.max(moved);
                 }
             }
-            // The safety net: the hard pass may push a particle past its max distance.
+            // The safety net, last: nothing ends beyond its max distance.
             for i in 0..self.pos.len() {
                 let over = self.pos[i].distance(reference[i]) - self.max_distance[i];
                 if over > 1e-5 {
@@ -534,27 +599,28 @@ impl Cloth {
         }
     }
 
-    fn collide(&mut self, colliders: &[Collider], margin: f32) -> u32 {
-        let mut contacts = 0;
+    /// Pushes every free particle out of every collider (deep ones toward their reference)
+    /// and marks the ones that touched; returns how many are marked this step.
+    // Walks positions, pins, references and contact flags in step.
+    #[allow(clippy::needless_range_loop)]
+    fn collide(&mut self, colliders: &[Collider], reference: &[Vec3], margin: f32) -> u32 {
         for i in 0..self.pos.len() {
             if self.topo.pinned[i] {
-                self.contact[i] = false;
                 continue;
             }
             let mut x = self.pos[i];
             let mut touched = false;
             for c in colliders {
-                let y = c.push_out(x, margin);
+                let y = c.push_out_toward(x, reference[i], margin);
                 if y != x {
                     touched = true;
                     x = y;
                 }
             }
             self.pos[i] = x;
-            self.contact[i] = touched;
-            contacts += touched as u32;
+            self.contact[i] |= touched;
         }
-        contacts
+        self.contact.iter().map(|&c| c as u32).sum()
     }
 }
 

@@ -3,6 +3,10 @@
 
 use glam::{Quat, Vec3};
 
+/// How deep (as a fraction of the way from the surface to the centre, in unit-sphere space)
+/// a particle must be before [`Collider::push_out_toward`] stops using the nearest surface.
+const DEEP: f32 = 0.7;
+
 /// One collision shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Collider {
@@ -58,6 +62,47 @@ impl Collider {
         }
     }
 
+    /// Like [`Collider::push_out`], but a particle deep inside an ellipsoid or sphere (past 30 %
+    /// of the way to its centre, in unit-sphere space) leaves along the line toward `anchor`
+    /// (its reference point, outside the body) instead of through the nearest surface, so a
+    /// leg that swept through the cloth in one step does not throw it out on the wrong side.
+    /// Falls back to the nearest surface when `anchor` is inside too.
+    #[inline]
+    pub fn push_out_toward(&self, p: Vec3, anchor: Vec3, margin: f32) -> Vec3 {
+        let (center, rotation, radii) = match *self {
+            Collider::Ellipsoid {
+                center,
+                rotation,
+                radii,
+            } => (center, rotation, radii + Vec3::splat(margin)),
+            Collider::Sphere { center, radius } => {
+                (center, Quat::IDENTITY, Vec3::splat(radius + margin))
+            }
+            _ => return self.push_out(p, margin),
+        };
+        let bound = radii.max_element();
+        if (p - center).length_squared() >= bound * bound {
+            return p;
+        }
+        let inv = rotation.inverse();
+        let q = inv * (p - center) / radii;
+        let q2 = q.length_squared();
+        if q2 >= 1.0 {
+            return p;
+        }
+        let r = inv * (anchor - center) / radii;
+        if q2 > DEEP * DEEP || r.length_squared() <= 1.0 {
+            return self.push_out(p, margin);
+        }
+        // |q + s (r - q)| = 1 for s in (0, 1]: the exit on the way to the anchor.
+        let d = r - q;
+        let a = d.length_squared();
+        let b = 2.0 * q.dot(d);
+        let c = q2 - 1.0;
+        let s = (-b + (b * b - 4.0 * a * c).max(0.0).sqrt()) / (2.0 * a);
+        center + rotation * ((q + d * s.clamp(0.0, 1.0)) * radii)
+    }
+
     /// `p` moved to the nearest surface point when it is inside the shape grown by `margin`,
     /// else `p` unchanged.
     #[inline]
@@ -68,6 +113,11 @@ impl Collider {
                 rotation,
                 radii,
             } => {
+                // Outside the bounding sphere: nothing to do (most particle/ellipsoid pairs).
+                let bound = radii.max_element() + margin;
+                if (p - center).length_squared() >= bound * bound {
+                    return p;
+                }
                 // Into the ellipsoid's frame, then scale to a unit sphere.
                 let r = radii + Vec3::splat(margin);
                 let local = rotation.inverse() * (p - center);
@@ -204,6 +254,29 @@ mod tests {
         ));
         assert!((g.penetration(Vec3::new(0.0, -0.2, 0.0), 0.0) - 0.2).abs() < 1e-6);
         assert_eq!(g.penetration(Vec3::new(0.0, 0.2, 0.0), 0.0), 0.0);
+    }
+
+    #[test]
+    fn deep_particles_leave_toward_their_anchor() {
+        let s = Collider::Sphere {
+            center: Vec3::ZERO,
+            radius: 1.0,
+        };
+        // Deep (0.1 from the centre, on the +X side) with the anchor on -X: it leaves at -X,
+        // where the nearest-surface push would have thrown it to +X.
+        let anchor = Vec3::new(-2.0, 0.0, 0.0);
+        let p = s.push_out_toward(Vec3::new(0.1, 0.0, 0.0), anchor, 0.0);
+        assert!(close(p, Vec3::new(-1.0, 0.0, 0.0)), "{p}");
+        assert!(close(s.push_out(Vec3::new(0.1, 0.0, 0.0), 0.0), Vec3::X));
+        // Shallow: the nearest surface, as before.
+        let p = s.push_out_toward(Vec3::new(0.9, 0.0, 0.0), anchor, 0.0);
+        assert!(close(p, Vec3::X));
+        // Anchor inside too: nearest surface.
+        let p = s.push_out_toward(Vec3::new(0.1, 0.0, 0.0), Vec3::new(-0.5, 0.0, 0.0), 0.0);
+        assert!(close(p, Vec3::X));
+        // Outside: untouched.
+        let out = Vec3::new(0.0, 1.5, 0.0);
+        assert_eq!(s.push_out_toward(out, anchor, 0.0), out);
     }
 
     #[test]

@@ -1,0 +1,966 @@
+//! The jacket rig, as the article built it: an upper jacket of procedural bones (shoulder pads
+//! that look at the upper arms, side bones that look straight down, kept apart by a position
+//! constraint), a low-resolution simulation grid for the lower jacket whose top row is skinned
+//! to the chest and the side bones, bones placed on the simulation mesh, and a high-resolution
+//! render mesh skinned to those bones.
+//!
+//! Everything here is in character space (the root's frame). The per-frame functions take
+//! their output buffers and allocate nothing once those are sized.
+
+use std::f32::consts::{PI, TAU};
+
+use glam::{Mat4, Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::{Character, PosedEllipsoid};
+use crate::sim::{Topology, TopologyError};
+
+/// The shape of the jacket's simulation grid and render mesh. Rows are ellipses fitted around
+/// the body's torso and thigh ellipsoids at rest, so another character gets a jacket that fits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct JacketLayout {
+    /// Particles around the body (odd, so bones land on both front edges). Default 17.
+    pub cols: usize,
+    /// Particles from the top row to the hem. Default 10.
+    pub rows: usize,
+    /// Height of the top (pinned) row at rest, metres. Default 1.36.
+    pub top_height: f32,
+    /// Height of the hem at rest, metres (mid-thigh). Default 0.70.
+    pub hem_height: f32,
+    /// Arc left open at the front between the two front edges, degrees. Default 40.
+    pub front_gap_deg: f32,
+    /// Gap kept between the body's ellipsoids and the cloth at rest, metres. Default 0.03.
+    pub clearance: f32,
+    /// Where on the upper arm the shoulder pad looks, as a fraction from shoulder to elbow.
+    /// Default 0.4.
+    pub pad_target: f32,
+    /// Render columns per simulation column. Default 6.
+    pub render_cols_per_sim: usize,
+    /// Render rows per simulation row. Default 5.
+    pub render_rows_per_sim: usize,
+    /// Fabric thickness in the render mesh (shows at the hem and front edges), metres.
+    /// Default 0.008.
+    pub thickness: f32,
+}
+
+impl Default for JacketLayout {
+    fn default() -> Self {
+        Self {
+            cols: 17,
+            rows: 10,
+            top_height: 1.36,
+            hem_height: 0.70,
+            front_gap_deg: 40.0,
+            clearance: 0.03,
+            pad_target: 0.4,
+            render_cols_per_sim: 6,
+            render_rows_per_sim: 5,
+            thickness: 0.008,
+        }
+    }
+}
+
+/// Errors building a jacket for a character.
+#[derive(Debug, thiserror::Error)]
+pub enum JacketError {
+    #[error("the character has no bone named `{0}`, which the jacket rig needs")]
+    MissingBone(&'static str),
+    #[error("jacket layout: {0}")]
+    Layout(String),
+    #[error("jacket grid: {0}")]
+    Topology(#[from] TopologyError),
+}
+
+/// Indices of the character bones the jacket uses.
+#[derive(Clone, Copy, Debug)]
+struct Bones {
+    pelvis: usize,
+    spine: usize,
+    chest: usize,
+    neck: usize,
+    head: usize,
+    upperarm: [usize; 2],
+    upperarm_twist: [usize; 2],
+    forearm: [usize; 2],
+    forearm_twist: [usize; 2],
+    hand: [usize; 2],
+}
+
+/// Left (+X) and right (-X).
+const SIDES: [usize; 2] = [0, 1];
+
+/// The upper jacket's procedural bones for one pose (character space).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UpperJacket {
+    /// Shoulder pads, left and right: at the shoulder joint, looking at the upper arm.
+    pub shoulder: [Mat4; 2],
+    /// Side bones, left and right: at the end of the pad, looking straight down.
+    pub side: [Mat4; 2],
+}
+
+/// Up to four (driver index, weight) pairs.
+type Binding = [(u16, f32); 4];
+
+/// Drivers after the character's bones: two shoulder pads, two side bones, the hood.
+const EXTRA_DRIVERS: usize = 5;
+
+/// Per-frame matrices of the jacket rig. Sized once by [`JacketRig::new_frame`].
+#[derive(Clone, Debug, Default)]
+pub struct JacketFrame {
+    /// The upper jacket bones.
+    pub upper: UpperJacket,
+    /// Skin matrices (current x inverse rest) of the drivers: the character's bones, then the
+    /// shoulder pads, the side bones and the hood bone.
+    pub driver_skin: Vec<Mat4>,
+    /// The bones on the simulation mesh (character space).
+    pub sim_bones: Vec<Mat4>,
+    /// Skin matrices of the render mesh: simulation bones, then the drivers.
+    pub render_skin: Vec<Mat4>,
+}
+
+impl Default for UpperJacket {
+    fn default() -> Self {
+        Self {
+            shoulder: [Mat4::IDENTITY; 2],
+            side: [Mat4::IDENTITY; 2],
+        }
+    }
+}
+
+/// A mesh in character space with texture coordinates.
+#[derive(Clone, Debug, Default)]
+pub struct RenderMesh {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    pub uvs: Vec<[f32; 2]>,
+    pub indices: Vec<u32>,
+    /// Per vertex: indices into [`JacketFrame::render_skin`] and weights.
+    binding: Vec<Binding>,
+}
+
+impl RenderMesh {
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+}
+
+/// The rig of a jacket on one character: rest data, built once.
+#[derive(Clone, Debug)]
+pub struct JacketRig {
+    layout: JacketLayout,
+    bones: Bones,
+    char_bones: usize,
+    hooded: bool,
+    /// The simulation grid.
+    pub topology: Topology,
+    /// Rest matrices of every driver (character bones, pads, sides, hood).
+    rest_drivers: Vec<Mat4>,
+    rest_drivers_inv: Vec<Mat4>,
+    /// Where each shoulder pad looks, in its upper arm's space.
+    pad_target_local: [Vec3; 2],
+    /// Rest offset of each side bone from its pad, in the pad's space.
+    side_offset: [Vec3; 2],
+    side_distance: f32,
+    /// Per particle: the drivers its rest position is skinned to (the reference pose).
+    particle_binding: Vec<Binding>,
+    /// (row, col) of every simulation bone: every row but the last, every second column.
+    bone_sites: Vec<(usize, usize)>,
+    bone_inverse_rest: Vec<Mat4>,
+    /// The hood bone's rest matrix (looks at the pendulum's rest position).
+    pub hood_rest: Mat4,
+    /// The pendulum's rest end point.
+    pub hood_pendulum_rest: Vec3,
+    /// The high-resolution jacket (and hood, when hooded).
+    pub render: RenderMesh,
+}
+
+/// The torso ellipsoid rows: ellipse half-widths and centre per height.
+#[derive(Clone, Copy, Debug)]
+struct Ring {
+    y: f32,
+    rx: f32,
+    rz: f32,
+    cz: f32,
+}
+
+impl JacketRig {
+    /// Builds the jacket for `character`; `hooded` adds the hood and its pendulum bone.
+    pub fn new(
+        character: &Character,
+        layout: &JacketLayout,
+        hooded: bool,
+    ) -> Result<Self, JacketError> {
+        if layout.cols < 5 || layout.cols % 2 == 0 || layout.rows < 3 {
+            return Err(JacketError::Layout(format!(
+                "needs an odd number of columns of at least 5 and at least 3 rows, got {} x {}",
+                layout.cols, layout.rows
+            )));
+        }
+        if !(layout.top_height > layout.hem_height && layout.hem_height > 0.0) {
+            return Err(JacketError::Layout(format!(
+                "the top row ({} m) must be above the hem ({} m), and the hem above the ground",
+                layout.top_height, layout.hem_height
+            )));
+        }
+        if layout.render_cols_per_sim == 0 || layout.render_rows_per_sim == 0 {
+            return Err(JacketError::Layout(
+                "render resolution must be at least 1".into(),
+            ));
+        }
+        let sk = &character.skeleton;
+        let find = |name: &'static str| sk.find(name).ok_or(JacketError::MissingBone(name));
+        let bones = Bones {
+            pelvis: find("pelvis")?,
+            spine: find("spine")?,
+            chest: find("chest")?,
+            neck: find("neck")?,
+            head: find("head")?,
+            upperarm: [find("upperarm_l")?, find("upperarm_r")?],
+            upperarm_twist: [find("upperarm_twist_l")?, find("upperarm_twist_r")?],
+            forearm: [find("forearm_l")?, find("forearm_r")?],
+            forearm_twist: [find("forearm_twist_l")?, find("forearm_twist_r")?],
+            hand: [find("hand_l")?, find("hand_r")?],
+        };
+        let mut model = Vec::new();
+        sk.rest_pose().compute_model(sk, &mut model);
+        let posed: Vec<PosedEllipsoid> = character
+            .ellipsoids
+            .iter()
+            .filter(|e| !e.name.starts_with("upperarm"))
+            .map(|e| e.posed(&model))
+            .collect();
+        let rings = fit_rings(layout, &posed);
+        let rest: Vec<Vec3> = (0..layout.rows)
+            .flat_map(|r| (0..layout.cols).map(move |c| (r, c)))
+            .map(|(r, c)| surface_point(layout, &rings, c as f32, r as f32))
+            .collect();
+        let topology = Topology::from_grid(layout.cols, layout.rows, rest)?;
+
+        let pos = |b: usize| model[b].w_axis.truncate();
+        let chest = model[bones.chest];
+        let mut rest_drivers = model.clone();
+        let mut pad_target_local = [Vec3::ZERO; 2];
+        let mut side_offset = [Vec3::ZERO; 2];
+        let mut side_pos = [Vec3::ZERO; 2];
+        let top = rings[0];
+        for s in SIDES {
+            let shoulder = pos(bones.upperarm[s]);
+            let target = shoulder.lerp(pos(bones.forearm[s]), layout.pad_target);
+            pad_target_local[s] = model[bones.upperarm[s]].inverse().transform_point3(target);
+            // The pad: x axis toward its target, oriented from the chest's frame.
+            let (_, chest_rot, _) = chest.to_scale_rotation_translation();
+            let x = (target - shoulder).normalize();
+            let rot = Quat::from_rotation_arc(chest_rot * Vec3::X, x) * chest_rot;
+            let pad = Mat4::from_rotation_translation(rot.normalize(), shoulder);
+            // The side bone hangs below the pad's end, at the jacket's top row under the arm.
+            let sign = if s == 0 { 1.0 } else { -1.0 };
+            side_pos[s] = Vec3::new(sign * top.rx, top.y, top.cz);
+            side_offset[s] = pad.inverse().transform_point3(side_pos[s]);
+            rest_drivers.push(pad);
+        }
+        let (_, chest_rot, _) = chest.to_scale_rotation_translation();
+        for s in SIDES {
+            rest_drivers.push(Mat4::from_rotation_translation(chest_rot, side_pos[s]));
+        }
+        // The hood: a bone behind the neck looking at a pendulum end behind and below it.
+        let neck = pos(bones.neck);
+        let hood_origin = neck + Vec3::new(0.0, 0.02, -0.09);
+        let hood_pendulum_rest = hood_origin + Vec3::new(0.0, -0.12, -0.2);
+        let hood_rest = look_at_matrix(hood_origin, hood_pendulum_rest);
+        rest_drivers.push(hood_rest);
+        let rest_drivers_inv: Vec<Mat4> = rest_drivers.iter().map(|m| m.inverse()).collect();
+
+        let mut rig = Self {
+            layout: layout.clone(),
+            bones,
+            char_bones: sk.len(),
+            hooded,
+            topology,
+            rest_drivers,
+            rest_drivers_inv,
+            pad_target_local,
+            side_offset,
+            side_distance: side_pos[0].distance(side_pos[1]),
+            particle_binding: Vec::new(),
+            bone_sites: Vec::new(),
+            bone_inverse_rest: Vec::new(),
+            hood_rest,
+            hood_pendulum_rest,
+            render: RenderMesh::default(),
+        };
+        rig.particle_binding = (0..rig.topology.len())
+            .map(|i| rig.reference_binding(rig.topology.rest[i], rig.topology.row_fraction(i)))
+            .collect();
+        for r in 0..layout.rows - 1 {
+            for c in (0..layout.cols).step_by(2) {
+                rig.bone_sites.push((r, c));
+            }
+        }
+        let mut rest_bones = Vec::new();
+        sim_bones_into(
+            &rig.topology,
+            &rig.bone_sites,
+            &rig.topology.rest,
+            &mut rest_bones,
+        );
+        rig.bone_inverse_rest = rest_bones.iter().map(|m| m.inverse()).collect();
+        rig.render = build_render_mesh(&rig, &rings);
+        Ok(rig)
+    }
+
+    /// The layout the rig was built from.
+    pub fn layout(&self) -> &JacketLayout {
+        &self.layout
+    }
+
+    /// Whether the rig has the hood.
+    pub fn hooded(&self) -> bool {
+        self.hooded
+    }
+
+    /// The (row, column) of the particle each simulation bone sits on.
+    pub fn sim_bone_sites(&self) -> &[(usize, usize)] {
+        &self.bone_sites
+    }
+
+    /// The upper jacket at rest.
+    pub fn rest_upper(&self) -> UpperJacket {
+        let n = self.char_bones;
+        UpperJacket {
+            shoulder: [self.rest_drivers[n], self.rest_drivers[n + 1]],
+            side: [self.rest_drivers[n + 2], self.rest_drivers[n + 3]],
+        }
+    }
+
+    /// Buffers for [`JacketRig::pose`], sized for this rig.
+    pub fn new_frame(&self) -> JacketFrame {
+        let drivers = self.char_bones + EXTRA_DRIVERS;
+        JacketFrame {
+            upper: self.rest_upper(),
+            driver_skin: vec![Mat4::IDENTITY; drivers],
+            sim_bones: vec![Mat4::IDENTITY; self.bone_sites.len()],
+            render_skin: vec![Mat4::IDENTITY; self.bone_sites.len() + drivers],
+        }
+    }
+
+    /// Solves the upper jacket for a pose (`model`: the character's bones in character
+    /// space) and fills the driver skin matrices; `hood` is the hood bone (character space).
+    ///
+    /// Each shoulder pad follows the chest but turns to look at its target on the upper arm,
+    /// so the pad lifts when the arm rises. Each side bone rides at the end of its pad and
+    /// takes the chest's orientation (looking straight down, cancelling the pad's turn); a
+    /// position constraint then moves the two side bones apart or together to their rest
+    /// distance.
+    pub fn pose(&self, model: &[Mat4], hood: Mat4, frame: &mut JacketFrame) {
+        let n = self.char_bones;
+        let chest_delta = model[self.bones.chest] * self.rest_drivers_inv[self.bones.chest];
+        let (_, chest_turn, _) = chest_delta.to_scale_rotation_translation();
+        let mut side_pos = [Vec3::ZERO; 2];
+        for s in SIDES {
+            let origin = model[self.bones.upperarm[s]].w_axis.truncate();
+            let target = model[self.bones.upperarm[s]].transform_point3(self.pad_target_local[s]);
+            let (_, rest_rot, _) = self.rest_drivers[n + s].to_scale_rotation_translation();
+            let follow = (chest_turn * rest_rot).normalize();
+            let dir = (target - origin).normalize_or_zero();
+            let current = follow * Vec3::X;
+            let turn = if dir == Vec3::ZERO {
+                Quat::IDENTITY
+            } else {
+                Quat::from_rotation_arc(current, dir)
+            };
+            frame.upper.shoulder[s] =
+                Mat4::from_rotation_translation((turn * follow).normalize(), origin);
+            side_pos[s] = frame.upper.shoulder[s].transform_point3(self.side_offset[s]);
+        }
+        let d = side_pos[1] - side_pos[0];
+        let len = d.length();
+        if len > 1e-6 {
+            let fix = d * ((len - self.side_distance) / len * 0.5);
+            side_pos[0] += fix;
+            side_pos[1] -= fix;
+        }
+        for s in SIDES {
+            let (_, rest_rot, _) = self.rest_drivers[n + 2 + s].to_scale_rotation_translation();
+            frame.upper.side[s] =
+                Mat4::from_rotation_translation((chest_turn * rest_rot).normalize(), side_pos[s]);
+        }
+        for (i, m) in model.iter().enumerate().take(n) {
+            frame.driver_skin[i] = *m * self.rest_drivers_inv[i];
+        }
+        let extra = [
+            frame.upper.shoulder[0],
+            frame.upper.shoulder[1],
+            frame.upper.side[0],
+            frame.upper.side[1],
+            hood,
+        ];
+        for (k, m) in extra.iter().enumerate() {
+            frame.driver_skin[n + k] = *m * self.rest_drivers_inv[n + k];
+        }
+    }
+
+    /// Each particle's reference point for this pose: its rest position skinned to its
+    /// nearest torso bone (top row: blended with the side bone on its side).
+    pub fn references(&self, frame: &JacketFrame, out: &mut [Vec3]) {
+        for ((o, b), rest) in out
+            .iter_mut()
+            .zip(&self.particle_binding)
+            .zip(&self.topology.rest)
+        {
+            *o = blend_point(&frame.driver_skin, b, *rest);
+        }
+    }
+
+    /// The bones on the simulation mesh for particle positions `pos`, then the render mesh's
+    /// skin matrices.
+    pub fn update_bones(&self, pos: &[Vec3], frame: &mut JacketFrame) {
+        sim_bones_into(&self.topology, &self.bone_sites, pos, &mut frame.sim_bones);
+        let nb = self.bone_sites.len();
+        for i in 0..nb {
+            frame.render_skin[i] = frame.sim_bones[i] * self.bone_inverse_rest[i];
+        }
+        frame.render_skin[nb..].copy_from_slice(&frame.driver_skin);
+    }
+
+    /// Skins the render mesh with `frame.render_skin` into `pos` and `nrm` (resized once).
+    pub fn skin_render(&self, frame: &JacketFrame, pos: &mut Vec<Vec3>, nrm: &mut Vec<Vec3>) {
+        let mesh = &self.render;
+        pos.resize(mesh.positions.len(), Vec3::ZERO);
+        nrm.resize(mesh.positions.len(), Vec3::ZERO);
+        for (i, b) in mesh.binding.iter().enumerate() {
+            let mut m = Mat4::ZERO;
+            for &(j, w) in b {
+                if w != 0.0 {
+                    m += frame.render_skin[j as usize] * w;
+                }
+            }
+            pos[i] = m.transform_point3(mesh.positions[i]);
+            nrm[i] = m.transform_vector3(mesh.normals[i]).normalize_or_zero();
+        }
+    }
+
+    /// The top row's binding: the chest, blended toward the side bone on the particle's side
+    /// the further out under the arm it sits.
+    fn top_binding(&self, p: Vec3) -> Binding {
+        let side = if p.x >= 0.0 { 0 } else { 1 };
+        let side_driver = self.char_bones + 2 + side;
+        let reach = self.rest_drivers[side_driver].w_axis.x.abs().max(1e-3);
+        let w = smoothstep(0.35, 0.95, p.x.abs() / reach);
+        [
+            (self.bones.chest as u16, 1.0 - w),
+            (side_driver as u16, w),
+            (0, 0.0),
+            (0, 0.0),
+        ]
+    }
+
+    /// How a particle's reference point follows the body: its rest position skinned to its
+    /// nearest torso bone (pelvis, spine or chest, measured to the bone's segment; the legs
+    /// are left out so a swinging thigh does not drag the hem's reference against the hard
+    /// constraints — the scene instead keeps references outside the leg ellipsoids), blended
+    /// near the top toward the top row's binding so the rows under the shoulders move with
+    /// the pinned row. `depth` is 0 at the top row and 1 at the hem.
+    fn reference_binding(&self, p: Vec3, depth: f32) -> Binding {
+        let model_pos = |b: usize| self.rest_drivers[b].w_axis.truncate();
+        let b = self.bones;
+        let segments = [
+            (b.pelvis, model_pos(b.pelvis), model_pos(b.spine)),
+            (b.spine, model_pos(b.spine), model_pos(b.chest)),
+            (b.chest, model_pos(b.chest), model_pos(b.neck)),
+        ];
+        let nearest = segments
+            .iter()
+            .map(|&(bone, a, z)| (bone, distance_to_segment(p, a, z)))
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(bone, _)| bone)
+            .unwrap_or(b.chest);
+        let top = self.top_binding(p);
+        let w_top = (1.0 - depth / 0.35).max(0.0).powi(2);
+        [
+            (top[0].0, top[0].1 * w_top),
+            (top[1].0, top[1].1 * w_top),
+            (nearest as u16, 1.0 - w_top),
+            (0, 0.0),
+        ]
+    }
+}
+
+/// Bones on the simulation mesh: one on each `(row, col)` site; x axis toward the particle
+/// below, y axis from the left neighbour to the right one (the particle itself at an edge),
+/// z = x × y, orthonormalised.
+pub fn sim_bones_into(
+    topo: &Topology,
+    sites: &[(usize, usize)],
+    pos: &[Vec3],
+    out: &mut Vec<Mat4>,
+) {
+    out.resize(sites.len(), Mat4::IDENTITY);
+    let cols = topo.cols;
+    for (o, &(r, c)) in out.iter_mut().zip(sites) {
+        let p = pos[r * cols + c];
+        let below = pos[(r + 1) * cols + c];
+        let left = pos[r * cols + c.saturating_sub(1)];
+        let right = pos[r * cols + (c + 1).min(cols - 1)];
+        *o = bone_from_axes(p, below - p, right - left);
+    }
+}
+
+/// An orthonormal bone at `origin` with x along `x_dir` and y as close to `y_dir` as an
+/// orthonormal frame allows (Gram-Schmidt), z = x × y.
+pub fn bone_from_axes(origin: Vec3, x_dir: Vec3, y_dir: Vec3) -> Mat4 {
+    let x = x_dir.normalize_or(Vec3::NEG_Y);
+    let mut y = y_dir - x * x.dot(y_dir);
+    if y.length_squared() < 1e-12 {
+        y = x.any_orthonormal_vector();
+    }
+    let y = y.normalize();
+    let z = x.cross(y);
+    Mat4::from_cols(
+        x.extend(0.0),
+        y.extend(0.0),
+        z.extend(0.0),
+        origin.extend(1.0),
+    )
+}
+
+/// A rotation+translation whose x axis points from `origin` to `target`, keeping world up as
+/// close to its y axis as possible.
+pub fn look_at_matrix(origin: Vec3, target: Vec3) -> Mat4 {
+    bone_from_axes(origin, target - origin, Vec3::X)
+}
+
+fn blend_point(skin: &[Mat4], b: &Binding, p: Vec3) -> Vec3 {
+    let mut out = Vec3::ZERO;
+    for &(j, w) in b {
+        if w != 0.0 {
+            out += skin[j as usize].transform_point3(p) * w;
+        }
+    }
+    out
+}
+
+fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
+    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    let ab = b - a;
+    let t = if ab.length_squared() > 0.0 {
+        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    p.distance(a + ab * t)
+}
+
+/// Ellipses around the torso at each simulation row: the body ellipsoids' extent at that
+/// height plus the clearance; below the widest row the jacket hangs straight (never narrower).
+fn fit_rings(layout: &JacketLayout, posed: &[PosedEllipsoid]) -> Vec<Ring> {
+    let rows = layout.rows;
+    let mut rings: Vec<Ring> = (0..rows)
+        .map(|r| {
+            let t = r as f32 / (rows - 1) as f32;
+            let y = layout.top_height + (layout.hem_height - layout.top_height) * t;
+            let (mut max_x, mut front, mut back) = (0.12f32, 0.08f32, 0.08f32);
+            // Sample each ellipsoid's surface; keep points within a band around this height.
+            for e in posed {
+                for i in 0..48 {
+                    let phi = TAU * i as f32 / 48.0;
+                    for j in 1..24 {
+                        let theta = PI * j as f32 / 24.0;
+                        let unit = Vec3::new(
+                            theta.sin() * phi.cos(),
+                            theta.cos(),
+                            theta.sin() * phi.sin(),
+                        );
+                        let p = e.from_unit_sphere(unit);
+                        if (p.y - y).abs() < 0.03 {
+                            max_x = max_x.max(p.x.abs());
+                            front = front.max(p.z);
+                            back = back.max(-p.z);
+                        }
+                    }
+                }
+            }
+            Ring {
+                y,
+                rx: max_x + layout.clearance,
+                rz: (front + back) * 0.5 + layout.clearance,
+                cz: (front - back) * 0.5,
+            }
+        })
+        .collect();
+    // Hang straight below the widest point: never narrower than the row above.
+    for r in 1..rows {
+        let above = rings[r - 1];
+        let widest = rings[..r].iter().map(|g| g.rx).fold(0.0, f32::max);
+        if rings[r].rx < widest && r > rows / 3 {
+            rings[r].rx = rings[r].rx.max(above.rx);
+            rings[r].rz = rings[r].rz.max(above.rz);
+        }
+    }
+    rings
+}
+
+fn ring_at(rings: &[Ring], v: f32) -> Ring {
+    let v = v.clamp(0.0, (rings.len() - 1) as f32);
+    let i = (v.floor() as usize).min(rings.len() - 2);
+    let t = v - i as f32;
+    let (a, b) = (rings[i], rings[i + 1]);
+    Ring {
+        y: a.y + (b.y - a.y) * t,
+        rx: a.rx + (b.rx - a.rx) * t,
+        rz: a.rz + (b.rz - a.rz) * t,
+        cz: a.cz + (b.cz - a.cz) * t,
+    }
+}
+
+/// The angle around the body of column coordinate `u` (0 = left front edge).
+fn column_angle(layout: &JacketLayout, u: f32) -> f32 {
+    let gap = layout.front_gap_deg.to_radians();
+    gap * 0.5 + (TAU - gap) * u / (layout.cols - 1) as f32
+}
+
+/// The jacket's rest surface at column coordinate `u` and row coordinate `v` (both may be
+/// fractional).
+fn surface_point(layout: &JacketLayout, rings: &[Ring], u: f32, v: f32) -> Vec3 {
+    let g = ring_at(rings, v);
+    let a = column_angle(layout, u);
+    Vec3::new(a.sin() * g.rx, g.y, g.cz + a.cos() * g.rz)
+}
+
+fn surface_normal(layout: &JacketLayout, rings: &[Ring], u: f32, v: f32) -> Vec3 {
+    let g = ring_at(rings, v);
+    let a = column_angle(layout, u);
+    Vec3::new(a.sin() / g.rx, 0.0, a.cos() / g.rz).normalize()
+}
+
+/// Builds the detailed jacket: a two-layer lower jacket (outer and inner shell joined at the
+/// hem and the front edges, so the fabric has thickness), patch pockets and lapels on the outer
+/// shell, a yoke over the shoulders up to a collar, sleeves, and the hood when hooded.
+fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
+    let layout = &rig.layout;
+    let mut m = RenderMesh::default();
+    let nb = rig.bone_sites.len();
+    let driver = |d: usize| (nb + d) as u16;
+    let bone_cols = layout.cols.div_ceil(2);
+    let bone_rows = layout.rows - 1;
+    // Skinning of a lower-jacket point at grid coordinates (u, v): bilinear over the bone grid.
+    let lower_binding = |u: f32, v: f32| -> Binding {
+        let bu = (u / 2.0).clamp(0.0, (bone_cols - 1) as f32);
+        let bv = v.clamp(0.0, (bone_rows - 1) as f32);
+        let (i0, j0) = (
+            (bu.floor() as usize).min(bone_cols.saturating_sub(2)),
+            (bv.floor() as usize).min(bone_rows.saturating_sub(2)),
+        );
+        let (fu, fv) = (
+            (bu - i0 as f32).clamp(0.0, 1.0),
+            (bv - j0 as f32).clamp(0.0, 1.0),
+        );
+        let idx = |i: usize, j: usize| (j * bone_cols + i).min(nb - 1) as u16;
+        let i1 = (i0 + 1).min(bone_cols - 1);
+        let j1 = (j0 + 1).min(bone_rows - 1);
+        [
+            (idx(i0, j0), (1.0 - fu) * (1.0 - fv)),
+            (idx(i1, j0), fu * (1.0 - fv)),
+            (idx(i0, j1), (1.0 - fu) * fv),
+            (idx(i1, j1), fu * fv),
+        ]
+    };
+
+    let nu = (layout.cols - 1) * layout.render_cols_per_sim + 1;
+    let nv = (layout.rows - 1) * layout.render_rows_per_sim + 1;
+    let to_u = |i: usize| i as f32 / layout.render_cols_per_sim as f32;
+    let to_v = |j: usize| j as f32 / layout.render_rows_per_sim as f32;
+    let half = layout.thickness * 0.5;
+    // Raised details on the outer shell, as an outward offset (metres).
+    let detail = |u: f32, v: f32| -> f32 {
+        let cols = (layout.cols - 1) as f32;
+        let rows = (layout.rows - 1) as f32;
+        let mut d = 0.0;
+        // Patch pockets on both front sides, two-thirds down.
+        for centre in [cols * 0.14, cols * 0.86] {
+            let du = (u - centre).abs() / (cols * 0.06);
+            let dv = (v - rows * 0.68).abs() / (rows * 0.12);
+            if du < 1.0 && dv < 1.0 {
+                d += 0.006 * smoothstep(1.0, 0.8, du.max(dv));
+            }
+        }
+        // Lapels: the front edges fold outward near the top.
+        let edge = (u.min(cols - u)) / (cols * 0.08);
+        let top = 1.0 - (v / (rows * 0.45)).min(1.0);
+        d += 0.018 * (1.0 - edge.min(1.0)).powi(2) * top;
+        d
+    };
+    // Outer then inner shell.
+    for shell in 0..2 {
+        let sign = if shell == 0 { 1.0 } else { -1.0 };
+        for j in 0..nv {
+            for i in 0..nu {
+                let (u, v) = (to_u(i), to_v(j));
+                let n = surface_normal(layout, rings, u, v);
+                let offset = if shell == 0 {
+                    half + detail(u, v)
+                } else {
+                    -half
+                };
+                m.positions
+                    .push(surface_point(layout, rings, u, v) + n * offset);
+                m.normals.push(n * sign);
+                m.uvs.push([
+                    u / (layout.cols - 1) as f32 * 4.0,
+                    v / (layout.rows - 1) as f32 * 2.0,
+                ]);
+                m.binding.push(lower_binding(u, v));
+            }
+        }
+        let base = (shell * nu * nv) as u32;
+        for j in 0..nv - 1 {
+            for i in 0..nu - 1 {
+                let a = base + (j * nu + i) as u32;
+                let b = a + 1;
+                let c = a + nu as u32;
+                let d = c + 1;
+                if shell == 0 {
+                    m.indices.extend_from_slice(&[a, c, b, b, c, d]);
+                } else {
+                    m.indices.extend_from_slice(&[a, b, c, b, d, c]);
+                }
+            }
+        }
+    }
+    // Join the shells at the hem and the front edges.
+    let outer = |i: usize, j: usize| (j * nu + i) as u32;
+    let inner = |i: usize, j: usize| (nu * nv + j * nu + i) as u32;
+    for i in 0..nu - 1 {
+        let j = nv - 1;
+        m.indices.extend_from_slice(&[
+            outer(i, j),
+            inner(i, j),
+            outer(i + 1, j),
+            outer(i + 1, j),
+            inner(i, j),
+            inner(i + 1, j),
+        ]);
+    }
+    for j in 0..nv - 1 {
+        for (i, flip) in [(0usize, false), (nu - 1, true)] {
+            let q = [outer(i, j), outer(i, j + 1), inner(i, j), inner(i, j + 1)];
+            if flip {
+                m.indices
+                    .extend_from_slice(&[q[0], q[1], q[2], q[2], q[1], q[3]]);
+            } else {
+                m.indices
+                    .extend_from_slice(&[q[0], q[2], q[1], q[1], q[2], q[3]]);
+            }
+        }
+    }
+
+    // The yoke: from the top row up over the shoulders to the collar, skinned from the
+    // simulation's top row bones into the chest and the side bones, then the neck.
+    let b = rig.bones;
+    let top = rings[0];
+    let yoke_rows = 8;
+    let yoke_start = m.positions.len() as u32;
+    for j in 0..=yoke_rows {
+        let t = j as f32 / yoke_rows as f32;
+        for i in 0..nu {
+            let u = to_u(i);
+            let a = column_angle(layout, u);
+            let s = a.sin();
+            let low =
+                surface_point(layout, rings, u, 0.0) + surface_normal(layout, rings, u, 0.0) * half;
+            // The collar line: narrow at the neck front and back, out to the shoulder at the sides.
+            let high = Vec3::new(
+                s * (0.075 + 0.13 * s.abs().powi(3)),
+                1.52 - 0.07 * s.abs(),
+                top.cz * 0.3 + a.cos() * 0.085,
+            );
+            // Bulge outward over the shoulder, then in to the collar.
+            let p = low.lerp(high, t)
+                + Vec3::new(s, 0.25, 0.0).normalize() * (0.03 * (PI * t).sin() * s.abs());
+            m.positions.push(p);
+            m.normals
+                .push(Vec3::new(s, 0.6 * t + 0.1, a.cos()).normalize());
+            m.uvs.push([u / (layout.cols - 1) as f32 * 4.0, -t * 0.5]);
+            let side = if s >= 0.0 { 0 } else { 1 };
+            let w_side = smoothstep(0.4, 0.9, s.abs());
+            let w_low = (1.0 - t * 2.0).max(0.0);
+            let w_up = 1.0 - w_low;
+            let mut binding = lower_binding(u, 0.0);
+            for e in binding.iter_mut() {
+                e.1 *= w_low;
+            }
+            // Replace the two weakest entries with the chest and the shoulder pad.
+            binding[2] = (driver(b.chest), w_up * (1.0 - w_side));
+            binding[3] = (driver(rig.char_bones + side), w_up * w_side);
+            let sum: f32 = binding.iter().map(|e| e.1).sum();
+            for e in binding.iter_mut() {
+                e.1 /= sum.max(1e-6);
+            }
+            m.binding.push(binding);
+        }
+    }
+    for j in 0..yoke_rows {
+        for i in 0..nu - 1 {
+            let a = yoke_start + (j * nu + i) as u32;
+            let c = a + nu as u32;
+            m.indices.extend_from_slice(&[a, a + 1, c, a + 1, c + 1, c]);
+        }
+    }
+    // The collar: a short upright band on the yoke's top edge, skinned to the neck and chest.
+    let collar_start = m.positions.len() as u32;
+    let yoke_top = yoke_start + (yoke_rows * nu) as u32;
+    for k in 0..2 {
+        for i in 0..nu {
+            let p0 = m.positions[(yoke_top + i as u32) as usize];
+            let n0 = m.normals[(yoke_top + i as u32) as usize];
+            m.positions
+                .push(p0 + Vec3::new(0.0, 0.04 * (k + 1) as f32, 0.0) + n0 * 0.01 * k as f32);
+            m.normals.push(n0);
+            m.uvs.push([to_u(i) * 0.25, -0.6 - 0.1 * k as f32]);
+            m.binding.push([
+                (driver(b.neck), 0.5),
+                (driver(b.chest), 0.5),
+                (0, 0.0),
+                (0, 0.0),
+            ]);
+        }
+    }
+    let rows_of = |r: u32| {
+        if r == 0 {
+            yoke_top
+        } else {
+            collar_start + (r - 1) * nu as u32
+        }
+    };
+    for r in 0..2u32 {
+        for i in 0..(nu - 1) as u32 {
+            let a = rows_of(r) + i;
+            let c = rows_of(r + 1) + i;
+            m.indices.extend_from_slice(&[a, a + 1, c, a + 1, c + 1, c]);
+        }
+    }
+
+    // Sleeves: tubes from the shoulder to the wrist, skinned along the arm chain.
+    for s in SIDES {
+        let chain = [
+            b.upperarm[s],
+            b.upperarm_twist[s],
+            b.forearm[s],
+            b.forearm_twist[s],
+            b.hand[s],
+        ];
+        let joint = |k: usize| rig.rest_drivers[chain[k]].w_axis.truncate();
+        let (start, end) = (joint(0), joint(4));
+        let axis = (end - start).normalize();
+        let side_axis = axis.cross(Vec3::Z).normalize_or(Vec3::Y);
+        let up_axis = side_axis.cross(axis).normalize();
+        let (rings_n, around) = (24, 16);
+        let first = m.positions.len() as u32;
+        for j in 0..=rings_n {
+            let t = j as f32 / rings_n as f32;
+            let centre = start.lerp(end, t * 0.93);
+            let radius = 0.072 - 0.022 * t;
+            // Weights along the chain: each of the four arm bones covers a quarter.
+            let f = t * 3.999;
+            let k = f.floor() as usize;
+            let w = f - k as f32;
+            let binding: Binding = [
+                (driver(chain[k]), 1.0 - w),
+                (driver(chain[(k + 1).min(4)]), w),
+                (0, 0.0),
+                (0, 0.0),
+            ];
+            for i in 0..around {
+                let phi = TAU * i as f32 / around as f32;
+                let n = side_axis * phi.cos() + up_axis * phi.sin();
+                m.positions.push(centre + n * radius);
+                m.normals.push(n);
+                m.uvs.push([i as f32 / around as f32 * 2.0, t * 3.0]);
+                m.binding.push(binding);
+            }
+        }
+        for j in 0..rings_n as u32 {
+            for i in 0..around as u32 {
+                let a = first + j * around as u32 + i;
+                let b2 = first + j * around as u32 + (i + 1) % around as u32;
+                let c = a + around as u32;
+                let d = b2 + around as u32;
+                if s == 0 {
+                    m.indices.extend_from_slice(&[a, b2, c, b2, d, c]);
+                } else {
+                    m.indices.extend_from_slice(&[a, c, b2, b2, c, d]);
+                }
+            }
+        }
+    }
+
+    if rig.hooded {
+        // A hood lying on the upper back, a half shell skinned rigidly to the hood bone.
+        let head = rig.rest_drivers[b.head].w_axis.truncate();
+        let centre = head + Vec3::new(0.0, -0.12, -0.16);
+        let first = m.positions.len() as u32;
+        let (nt, np) = (12, 20);
+        for j in 0..=nt {
+            let theta = PI * 0.5 * j as f32 / nt as f32;
+            for i in 0..=np {
+                let phi = PI * i as f32 / np as f32;
+                let n = Vec3::new(
+                    phi.cos() * theta.cos(),
+                    theta.sin() * 0.6,
+                    -phi.sin() * theta.cos() - 0.2,
+                )
+                .normalize();
+                m.positions
+                    .push(centre + Vec3::new(n.x * 0.17, n.y * 0.2, n.z * 0.1));
+                m.normals.push(n);
+                m.uvs
+                    .push([i as f32 / np as f32 * 2.0, j as f32 / nt as f32]);
+                m.binding.push([
+                    (driver(rig.char_bones + 4), 1.0),
+                    (0, 0.0),
+                    (0, 0.0),
+                    (0, 0.0),
+                ]);
+            }
+        }
+        for j in 0..nt as u32 {
+            for i in 0..np as u32 {
+                let a = first + j * (np as u32 + 1) + i;
+                let c = a + np as u32 + 1;
+                m.indices.extend_from_slice(&[a, c, a + 1, a + 1, c, c + 1]);
+            }
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bone_from_axes_is_orthonormal_with_x_along_the_first_direction() {
+        let m = bone_from_axes(
+            Vec3::new(1.0, 2.0, 3.0),
+            Vec3::new(0.1, -2.0, 0.3),
+            Vec3::new(1.0, 0.4, 0.1),
+        );
+        let (x, y, z) = (
+            m.x_axis.truncate(),
+            m.y_axis.truncate(),
+            m.z_axis.truncate(),
+        );
+        for v in [x, y, z] {
+            assert!((v.length() - 1.0).abs() < 1e-5);
+        }
+        assert!(x.dot(y).abs() < 1e-5 && x.dot(z).abs() < 1e-5 && y.dot(z).abs() < 1e-5);
+        assert!(x.dot(Vec3::new(0.1, -2.0, 0.3).normalize()) > 0.9999);
+        assert!((x.cross(y) - z).length() < 1e-5);
+        assert_eq!(m.w_axis.truncate(), Vec3::new(1.0, 2.0, 3.0));
+    }
+}

@@ -1,0 +1,252 @@
+//! How a preset behaves on a clip, measured with no window: the numbers `cloth-tuner simulate`
+//! prints.
+
+use std::sync::Arc;
+
+use glam::Vec3;
+use serde::Serialize;
+
+use super::{Character, Clip, Scene, SceneError};
+use crate::preset::Preset;
+
+/// Hem speed relative to the body below which the jacket counts as settled, m/s.
+pub const SETTLE_SPEED: f32 = 0.05;
+/// Speed of any bone below which the character counts as still, m/s.
+pub const STILL_SPEED: f32 = 0.05;
+
+/// The metrics of one run. Times are measured; everything else is deterministic.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Metrics {
+    pub preset: String,
+    pub clip: String,
+    /// Simulated seconds and fixed steps.
+    pub seconds: f64,
+    pub steps: u64,
+    /// Vertical stretch: largest and mean over the run, percent of rest length.
+    pub max_vertical_stretch_pct: f32,
+    pub mean_vertical_stretch_pct: f32,
+    /// Largest horizontal stretch, percent.
+    pub max_horizontal_stretch_pct: f32,
+    /// Hem swing relative to the body: peak and RMS distance of hem particles from their
+    /// reference points, centimetres.
+    pub hem_swing_peak_cm: f32,
+    pub hem_swing_rms_cm: f32,
+    /// When the clip's motion stops (non-looping clips), seconds.
+    pub motion_end_s: Option<f64>,
+    /// Seconds after the motion stops until the hem moves slower than 5 cm/s relative to the
+    /// body and stays so; `None` when the clip never stops or the jacket had not settled by
+    /// the end of the run.
+    pub settle_time_s: Option<f64>,
+    /// Mean speed of edge particles over mean speed of interior particles (relative to the
+    /// body).
+    pub edge_interior_motion_ratio: f32,
+    /// Deepest penetration of any particle into a body ellipsoid at the end of any step, cm.
+    pub max_penetration_cm: f32,
+    /// Mean share of free particles at their max distance, percent.
+    pub max_distance_saturation_pct: f32,
+    /// Resets after a non-finite or exploded state.
+    pub resets: u64,
+    /// Clamps of particles the hard pass pushed past their max distance, and the largest
+    /// overshoot, cm.
+    pub post_hard_clamps: u64,
+    pub post_hard_clamp_max_cm: f32,
+    /// Pushes out of a collider after the hard pass pulled a particle in, and the largest, cm.
+    pub post_hard_pushes: u64,
+    pub post_hard_push_max_cm: f32,
+    /// Cloth step time, median and 99th percentile, microseconds.
+    pub step_median_us: f64,
+    pub step_p99_us: f64,
+    /// Whole-pipeline step time (clip sampling, rig, cloth, bones, jacket skinning).
+    pub frame_median_us: f64,
+    pub frame_p99_us: f64,
+}
+
+/// When the clip's motion stops for good: the last moment any joint moves faster than
+/// [`STILL_SPEED`] in the world. `None` for looping clips.
+pub fn motion_end(character: &Character, clip: &Clip) -> Option<f64> {
+    if clip.looping {
+        return None;
+    }
+    let mut pose = character.skeleton.rest_pose();
+    let mut model = Vec::new();
+    let rate = 60.0;
+    let samples = (clip.duration * rate).ceil() as usize;
+    let joints = |t: f32, pose: &mut super::Pose, model: &mut Vec<glam::Mat4>| -> Vec<Vec3> {
+        let root = clip.sample(t, pose);
+        pose.compute_model(&character.skeleton, model);
+        model
+            .iter()
+            .map(|m| root.transform_point(m.w_axis.truncate()))
+            .collect()
+    };
+    let mut last_moving = 0.0;
+    let mut before = joints(0.0, &mut pose, &mut model);
+    for i in 1..=samples {
+        let t = i as f32 / rate;
+        let now = joints(t, &mut pose, &mut model);
+        let fastest = now
+            .iter()
+            .zip(&before)
+            .map(|(a, b)| a.distance(*b) * rate)
+            .fold(0.0, f32::max);
+        if fastest > STILL_SPEED {
+            last_moving = t;
+        }
+        before = now;
+    }
+    Some(last_moving as f64)
+}
+
+/// Runs `preset` on `clip` for `seconds` with no window and measures it.
+pub fn simulate(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    seconds: f64,
+) -> Result<Metrics, SceneError> {
+    let mut scene = Scene::new(character.clone(), preset, clip)?;
+    scene.set_skin_body(false);
+    let clip_data = character
+        .clip(clip)
+        .ok_or_else(|| SceneError::UnknownClip {
+            name: clip.to_string(),
+            valid: character.clip_names().map(str::to_string).collect(),
+        })?;
+    let end = motion_end(&character, clip_data);
+    let steps = (seconds * preset.params.timestep_hz as f64)
+        .round()
+        .max(1.0) as u64;
+    let mut step_times = Vec::with_capacity(steps as usize);
+    let mut frame_times = Vec::with_capacity(steps as usize);
+    let (mut vmax, mut vmean_sum, mut hmax) = (0f32, 0f64, 0f32);
+    let (mut hem_peak, mut hem_sq_sum) = (0f32, 0f64);
+    let (mut edge_sum, mut int_sum) = (0f64, 0f64);
+    let (mut penetration, mut saturation_sum) = (0f32, 0f64);
+    let mut settled_since: Option<f64> = None;
+    for _ in 0..steps {
+        scene.step();
+        let s = scene.frame_stats();
+        let t = scene.time();
+        step_times.push(s.step_seconds as f64);
+        frame_times.push(s.frame_seconds as f64);
+        vmax = vmax.max(s.vertical_stretch_pct);
+        vmean_sum += s.mean_vertical_stretch_pct as f64;
+        hmax = hmax.max(s.horizontal_stretch_pct);
+        hem_peak = hem_peak.max(s.hem_swing_m);
+        hem_sq_sum += (s.hem_rms_m as f64).powi(2);
+        edge_sum += s.edge_speed as f64;
+        int_sum += s.interior_speed as f64;
+        penetration = penetration.max(s.max_penetration_m);
+        saturation_sum += s.max_distance_saturation as f64;
+        if let Some(e) = end {
+            if t >= e {
+                if s.hem_speed < SETTLE_SPEED {
+                    settled_since.get_or_insert(t);
+                } else {
+                    settled_since = None;
+                }
+            }
+        }
+    }
+    let n = steps as f64;
+    let stats = scene.cloth().stats();
+    let motion_ended = end.is_some_and(|e| e <= scene.time());
+    Ok(Metrics {
+        preset: preset.name.clone(),
+        clip: clip.to_string(),
+        seconds: scene.time(),
+        steps,
+        max_vertical_stretch_pct: vmax,
+        mean_vertical_stretch_pct: (vmean_sum / n) as f32,
+        max_horizontal_stretch_pct: hmax,
+        hem_swing_peak_cm: hem_peak * 100.0,
+        hem_swing_rms_cm: ((hem_sq_sum / n).sqrt() * 100.0) as f32,
+        motion_end_s: end,
+        settle_time_s: if motion_ended {
+            settled_since.zip(end).map(|(s, e)| (s - e).max(0.0))
+        } else {
+            None
+        },
+        edge_interior_motion_ratio: if int_sum > 0.0 {
+            (edge_sum / int_sum) as f32
+        } else {
+            0.0
+        },
+        max_penetration_cm: penetration * 100.0,
+        max_distance_saturation_pct: (saturation_sum / n * 100.0) as f32,
+        resets: stats.resets,
+        post_hard_clamps: stats.post_hard_clamps,
+        post_hard_clamp_max_cm: stats.post_hard_clamp_max * 100.0,
+        post_hard_pushes: stats.post_hard_pushes,
+        post_hard_push_max_cm: stats.post_hard_push_max * 100.0,
+        step_median_us: percentile(&mut step_times, 0.5) * 1e6,
+        step_p99_us: percentile(&mut step_times, 0.99) * 1e6,
+        frame_median_us: percentile(&mut frame_times, 0.5) * 1e6,
+        frame_p99_us: percentile(&mut frame_times, 0.99) * 1e6,
+    })
+}
+
+fn percentile(v: &mut [f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+impl Metrics {
+    /// The report for a person, one metric a line.
+    pub fn to_text(&self) -> String {
+        let opt = |v: Option<f64>, unit: &str| match v {
+            Some(x) => format!("{x:.2} {unit}"),
+            None => "n/a".to_string(),
+        };
+        let settle = match (self.motion_end_s, self.settle_time_s) {
+            (None, _) => "n/a (the clip loops)".to_string(),
+            (Some(_), Some(s)) => format!("{s:.2} s"),
+            (Some(e), None) if e > self.seconds => {
+                "n/a (the run ends before the motion stops)".to_string()
+            }
+            (Some(_), None) => "not settled by the end of the run".to_string(),
+        };
+        format!(
+            "preset {} on clip {} for {:.2} s ({} steps)\n\
+             vertical stretch        max {:.3} %  mean {:.4} %\n\
+             horizontal stretch      max {:.2} %\n\
+             hem swing               peak {:.1} cm  rms {:.1} cm\n\
+             motion stops at         {}\n\
+             settle time             {}\n\
+             edge / interior motion  {:.2}\n\
+             deepest penetration     {:.2} cm\n\
+             at max distance         {:.1} % of particles (mean)\n\
+             resets                  {}\n\
+             post-hard clamps        {} (largest {:.2} cm)\n\
+             post-hard pushes        {} (largest {:.2} cm)\n\
+             cloth step              median {:.1} us  p99 {:.1} us\n\
+             whole frame             median {:.1} us  p99 {:.1} us\n",
+            self.preset,
+            self.clip,
+            self.seconds,
+            self.steps,
+            self.max_vertical_stretch_pct,
+            self.mean_vertical_stretch_pct,
+            self.max_horizontal_stretch_pct,
+            self.hem_swing_peak_cm,
+            self.hem_swing_rms_cm,
+            opt(self.motion_end_s, "s"),
+            settle,
+            self.edge_interior_motion_ratio,
+            self.max_penetration_cm,
+            self.max_distance_saturation_pct,
+            self.resets,
+            self.post_hard_clamps,
+            self.post_hard_clamp_max_cm,
+            self.post_hard_pushes,
+            self.post_hard_push_max_cm,
+            self.step_median_us,
+            self.step_p99_us,
+            self.frame_median_us,
+            self.frame_p99_us,
+        )
+    }
+}

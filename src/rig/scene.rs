@@ -1,0 +1,568 @@
+//! The character wearing the jacket, playing a clip: one fixed step of the whole pipeline
+//! (clip sampling, the rig, the hood pendulum, the cloth step, the bones from the simulation
+//! mesh, skinning of the render mesh). Shared by the tuner, `simulate` and the renderer.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use glam::{Mat4, Vec3};
+
+use super::jacket::{bone_from_axes, JacketError, JacketFrame, JacketLayout, JacketRig};
+use super::{skin, Character, Pose};
+use crate::preset::{Garment, Preset};
+use crate::sim::{Cloth, Collider, ConstraintKind, FabricParams, Frame, StepInput};
+
+/// Why a scene could not be built or changed.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    #[error("unknown clip `{name}`; the clips are: {}", .valid.join(", "))]
+    UnknownClip { name: String, valid: Vec<String> },
+    #[error(transparent)]
+    Jacket(#[from] JacketError),
+}
+
+/// A triangle mesh in character space.
+#[derive(Clone, Copy, Debug)]
+pub struct MeshView<'a> {
+    pub positions: &'a [Vec3],
+    pub normals: &'a [Vec3],
+    /// Texture coordinates (empty for the body).
+    pub uvs: &'a [[f32; 2]],
+    pub indices: &'a [u32],
+}
+
+/// What the last step looked like, for plots and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// Largest vertical stretch of any vertical link, percent of rest length.
+    pub vertical_stretch_pct: f32,
+    /// Mean vertical stretch over the vertical links, percent.
+    pub mean_vertical_stretch_pct: f32,
+    /// Largest horizontal stretch, percent.
+    pub horizontal_stretch_pct: f32,
+    /// Largest distance of a hem particle from its reference point (how far the hem swings
+    /// away from the body), metres.
+    pub hem_swing_m: f32,
+    /// Root mean square of the hem particles' distances from their references, metres.
+    pub hem_rms_m: f32,
+    /// Fastest hem particle relative to the body, m/s.
+    pub hem_speed: f32,
+    /// Mean speed relative to the body of edge particles and of interior particles, m/s.
+    pub edge_speed: f32,
+    pub interior_speed: f32,
+    /// Mean kinetic energy per unit mass of the free particles, J/kg (½|v|², v in character
+    /// space).
+    pub kinetic_energy: f32,
+    /// Share of free particles at their max distance (within 1 mm), 0 to 1.
+    pub max_distance_saturation: f32,
+    /// Deepest penetration of a particle into a body ellipsoid, metres.
+    pub max_penetration_m: f32,
+    /// Time the cloth step took, seconds.
+    pub step_seconds: f32,
+    /// Time the whole pipeline step took (clip, rig, cloth, bones, skinning), seconds.
+    pub frame_seconds: f32,
+    /// Resets after a non-finite state since the scene started.
+    pub resets: u64,
+}
+
+/// The hood's pendulum: one Verlet particle hanging behind the head.
+#[derive(Clone, Copy, Debug)]
+struct Pendulum {
+    pos: Vec3,
+    prev: Vec3,
+    length: f32,
+    /// The hood bone's origin in the neck bone's space.
+    origin_local: Vec3,
+}
+
+/// The character in the jacket, playing a clip, one fixed step at a time.
+pub struct Scene {
+    character: Arc<Character>,
+    params: FabricParams,
+    garment: Garment,
+    layout: JacketLayout,
+    rig: JacketRig,
+    cloth: Cloth,
+    clip: usize,
+    steps: u64,
+    pose: Pose,
+    model: Vec<Mat4>,
+    body_skin: Vec<Mat4>,
+    body_pos: Vec<Vec3>,
+    body_nrm: Vec<Vec3>,
+    frame: JacketFrame,
+    jacket_pos: Vec<Vec3>,
+    jacket_nrm: Vec<Vec3>,
+    references: Vec<Vec3>,
+    prev_offsets: Vec<Vec3>,
+    colliders: Vec<Collider>,
+    body_colliders: usize,
+    root: Frame,
+    last_root: Option<Frame>,
+    pendulum: Pendulum,
+    neck: usize,
+    drag: Option<(usize, Vec3)>,
+    stats: FrameStats,
+    skin_body: bool,
+    vertical: Vec<(u32, u32, f32)>,
+    horizontal: Vec<(u32, u32, f32)>,
+}
+
+impl Scene {
+    /// The built-in jacket layout on `character`, tuned by `preset`, playing `clip`.
+    pub fn new(
+        character: Arc<Character>,
+        preset: &Preset,
+        clip: &str,
+    ) -> Result<Scene, SceneError> {
+        Self::with_layout(character, preset, clip, JacketLayout::default())
+    }
+
+    /// As [`Scene::new`] with a given jacket layout.
+    pub fn with_layout(
+        character: Arc<Character>,
+        preset: &Preset,
+        clip: &str,
+        layout: JacketLayout,
+    ) -> Result<Scene, SceneError> {
+        let clip_index = find_clip(&character, clip)?;
+        let hooded = preset.garment == Garment::HoodedJacket;
+        let rig = JacketRig::new(&character, &layout, hooded)?;
+        let cloth = Cloth::new(rig.topology.clone(), &preset.params);
+        let n = rig.topology.len();
+        let neck = character.skeleton.find("neck").unwrap_or(0);
+        let mut model = Vec::new();
+        character
+            .skeleton
+            .rest_pose()
+            .compute_model(&character.skeleton, &mut model);
+        let hood_origin = rig.hood_rest.w_axis.truncate();
+        let pendulum = Pendulum {
+            pos: rig.hood_pendulum_rest,
+            prev: rig.hood_pendulum_rest,
+            length: hood_origin.distance(rig.hood_pendulum_rest),
+            origin_local: model[neck].inverse().transform_point3(hood_origin),
+        };
+        let links = |kind: ConstraintKind| {
+            rig.topology
+                .links
+                .iter()
+                .filter(|l| l.kind == kind)
+                .map(|l| (l.a, l.b, l.rest))
+                .collect::<Vec<_>>()
+        };
+        let vertical = links(ConstraintKind::StretchVertical);
+        let horizontal = links(ConstraintKind::StretchHorizontal);
+        let frame = rig.new_frame();
+        let mut scene = Scene {
+            pose: character.skeleton.rest_pose(),
+            character,
+            params: preset.params.clamped(),
+            garment: preset.garment,
+            layout,
+            cloth,
+            clip: clip_index,
+            steps: 0,
+            model,
+            body_skin: Vec::new(),
+            body_pos: Vec::new(),
+            body_nrm: Vec::new(),
+            frame,
+            jacket_pos: Vec::new(),
+            jacket_nrm: Vec::new(),
+            references: vec![Vec3::ZERO; n],
+            prev_offsets: vec![Vec3::ZERO; n],
+            colliders: Vec::new(),
+            body_colliders: 0,
+            root: Frame::IDENTITY,
+            last_root: None,
+            pendulum,
+            neck,
+            drag: None,
+            stats: FrameStats::default(),
+            skin_body: true,
+            vertical,
+            horizontal,
+            rig,
+        };
+        scene.reset();
+        Ok(scene)
+    }
+
+    /// The character.
+    pub fn character(&self) -> &Character {
+        &self.character
+    }
+
+    /// The jacket rig.
+    pub fn rig(&self) -> &JacketRig {
+        &self.rig
+    }
+
+    /// The parameters in use.
+    pub fn params(&self) -> &FabricParams {
+        &self.params
+    }
+
+    /// Applies new parameters from the next step on (no rebuild). A new time step restarts
+    /// the clip so that frame N stays N steps from the start.
+    pub fn set_params(&mut self, params: &FabricParams) {
+        let restart = params.timestep_hz != self.params.timestep_hz;
+        self.params = params.clamped();
+        self.cloth.set_params(&self.params);
+        if restart {
+            self.reset();
+        }
+    }
+
+    /// The garment being worn.
+    pub fn garment(&self) -> Garment {
+        self.garment
+    }
+
+    /// Changes the garment: rebuilds the rig and the cloth and restarts the clip.
+    pub fn set_garment(&mut self, garment: Garment) {
+        if garment == self.garment {
+            return;
+        }
+        let hooded = garment == Garment::HoodedJacket;
+        if let Ok(rig) = JacketRig::new(&self.character, &self.layout, hooded) {
+            self.frame = rig.new_frame();
+            self.rig = rig;
+            self.garment = garment;
+            self.reset();
+        }
+    }
+
+    /// Switches to another clip and restarts it.
+    pub fn set_clip(&mut self, name: &str) -> Result<(), SceneError> {
+        self.clip = find_clip(&self.character, name)?;
+        self.reset();
+        Ok(())
+    }
+
+    /// The clip playing.
+    pub fn clip_name(&self) -> &str {
+        &self.character.clips[self.clip].name
+    }
+
+    /// Every clip the character has.
+    pub fn clip_names(&self) -> Vec<String> {
+        self.character.clip_names().map(str::to_string).collect()
+    }
+
+    /// Back to the start of the clip with the cloth at rest on the first pose.
+    pub fn reset(&mut self) {
+        self.steps = 0;
+        self.last_root = None;
+        self.drag = None;
+        self.pose_at(0.0);
+        let _ = self.cloth.reset_to(&self.references);
+        self.prev_offsets.fill(Vec3::ZERO);
+        let hood_origin = self.hood_origin();
+        let rest = self.rig.hood_pendulum_rest - self.rig.hood_rest.w_axis.truncate();
+        self.pendulum.pos = hood_origin + rest;
+        self.pendulum.prev = self.pendulum.pos;
+        self.finish_frame();
+    }
+
+    /// Skin the body every step (on by default; `simulate` turns it off).
+    pub fn set_skin_body(&mut self, on: bool) {
+        self.skin_body = on;
+    }
+
+    /// One fixed step of 1 / timestep_hz seconds.
+    pub fn step(&mut self) {
+        let start = Instant::now();
+        self.steps += 1;
+        let t = self.time();
+        self.pose_at(t);
+        self.step_pendulum();
+        if let Some((i, target)) = self.drag {
+            self.cloth.drag_particle(i, target);
+        }
+        let cloth_start = Instant::now();
+        let input = StepInput {
+            frame: self.root,
+            reference: &self.references,
+            colliders: &self.colliders,
+        };
+        // The inputs come from the rig and are always finite; a refusal leaves the cloth as
+        // it was for this step.
+        let _ = self.cloth.step(&input);
+        let step_seconds = cloth_start.elapsed().as_secs_f32();
+        self.last_root = Some(self.root);
+        self.finish_frame();
+        self.stats.step_seconds = step_seconds;
+        self.stats.frame_seconds = start.elapsed().as_secs_f32();
+    }
+
+    /// Seconds since the clip start (steps x the fixed step).
+    pub fn time(&self) -> f64 {
+        self.steps as f64 / self.params.timestep_hz as f64
+    }
+
+    /// Steps since the clip start.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The character's frame in the world.
+    pub fn root(&self) -> Frame {
+        self.root
+    }
+
+    /// The skinned body (character space).
+    pub fn body(&self) -> MeshView<'_> {
+        MeshView {
+            positions: &self.body_pos,
+            normals: &self.body_nrm,
+            uvs: &[],
+            indices: &self.character.mesh.indices,
+        }
+    }
+
+    /// The skinned high-resolution jacket (character space).
+    pub fn jacket(&self) -> MeshView<'_> {
+        MeshView {
+            positions: &self.jacket_pos,
+            normals: &self.jacket_nrm,
+            uvs: &self.rig.render.uvs,
+            indices: &self.rig.render.indices,
+        }
+    }
+
+    /// The simulated cloth.
+    pub fn cloth(&self) -> &Cloth {
+        &self.cloth
+    }
+
+    /// Each particle's reference point this step (the centre of its max-distance sphere).
+    pub fn references(&self) -> &[Vec3] {
+        &self.references
+    }
+
+    /// This step's colliders (body ellipsoids, then the ground plane), character space.
+    pub fn colliders(&self) -> &[Collider] {
+        &self.colliders
+    }
+
+    /// The bones on the simulation mesh, character space.
+    pub fn sim_bones(&self) -> &[Mat4] {
+        &self.frame.sim_bones
+    }
+
+    /// The upper jacket bones and other per-frame rig matrices.
+    pub fn jacket_frame(&self) -> &JacketFrame {
+        &self.frame
+    }
+
+    /// The character's bones in character space.
+    pub fn model(&self) -> &[Mat4] {
+        &self.model
+    }
+
+    /// The hood pendulum's end point (character space).
+    pub fn hood_pendulum(&self) -> Vec3 {
+        self.pendulum.pos
+    }
+
+    /// What the last step looked like.
+    pub fn frame_stats(&self) -> FrameStats {
+        self.stats
+    }
+
+    /// Holds a particle at a character-space point while `Some` (a poke with the mouse).
+    pub fn drag(&mut self, particle: usize, target: Option<Vec3>) {
+        self.drag = target.map(|t| (particle, t));
+    }
+
+    fn hood_origin(&self) -> Vec3 {
+        self.model[self.neck].transform_point3(self.pendulum.origin_local)
+    }
+
+    /// Samples the clip at `t` and solves everything that depends only on the pose.
+    fn pose_at(&mut self, t: f64) {
+        let clip = &self.character.clips[self.clip];
+        self.root = clip.sample(t as f32, &mut self.pose);
+        self.pose
+            .compute_model(&self.character.skeleton, &mut self.model);
+        let hood = self.hood_matrix();
+        self.rig.pose(&self.model, hood, &mut self.frame);
+        self.rig.references(&self.frame, &mut self.references);
+        self.colliders.clear();
+        // The torso and leg ellipsoids: the arms hang beside the jacket inside their sleeves,
+        // and their ellipsoids overlap the pinned row under the armpits.
+        for e in self
+            .character
+            .ellipsoids
+            .iter()
+            .filter(|e| !e.name.starts_with("upperarm"))
+        {
+            let p = e.posed(&self.model);
+            self.colliders.push(Collider::Ellipsoid {
+                center: p.centre,
+                rotation: p.rotation,
+                radii: p.radii,
+            });
+        }
+        self.body_colliders = self.colliders.len();
+        // Keep every reference point outside the body, so the max-distance sphere is centred
+        // where the cloth may be (a thigh swinging forward pushes the hem's reference ahead of
+        // it instead of swallowing it).
+        let margin = self.params.collision_margin + 0.005;
+        let pinned = &self.rig.topology.pinned;
+        for (r, _) in self.references.iter_mut().zip(pinned).filter(|(_, &p)| !p) {
+            for c in &self.colliders[..self.body_colliders] {
+                *r = c.push_out(*r, margin);
+            }
+        }
+        self.colliders.push(Collider::Plane {
+            point: Vec3::ZERO,
+            normal: Vec3::Y,
+        });
+    }
+
+    fn hood_matrix(&self) -> Mat4 {
+        let origin = self.hood_origin();
+        let chest_x = self.model[self.neck].x_axis.truncate();
+        bone_from_axes(origin, self.pendulum.pos - origin, chest_x)
+    }
+
+    /// The hood's pendulum: Verlet in character space with the cloth's damping and world
+    /// fraction, then held at its length from the hood bone's origin.
+    fn step_pendulum(&mut self) {
+        let p = &self.params;
+        let dt = p.dt();
+        let pd = &mut self.pendulum;
+        if let Some(last) = self.last_root {
+            let delta = self.root.inverse().mul(&last);
+            let f = p.world_motion_fraction;
+            if delta.translation.length() < crate::sim::TELEPORT_DISTANCE {
+                let m = Frame::new(
+                    glam::Quat::IDENTITY.slerp(delta.rotation, f),
+                    delta.translation * f,
+                );
+                pd.pos = m.transform_point(pd.pos);
+                pd.prev = m.transform_point(pd.prev);
+            }
+        }
+        let gravity = self.root.rotation.inverse() * Vec3::new(0.0, -p.gravity, 0.0);
+        let v = pd.pos - pd.prev;
+        pd.prev = pd.pos;
+        pd.pos += v * (1.0 - p.damping) + gravity * dt * dt;
+        let origin = self.model[self.neck].transform_point3(pd.origin_local);
+        let d = pd.pos - origin;
+        let len = d.length();
+        pd.pos = if len > 1e-6 && len.is_finite() {
+            origin + d * (pd.length / len)
+        } else {
+            origin + Vec3::new(0.0, -pd.length, 0.0)
+        };
+        let hood = self.hood_matrix();
+        self.rig.pose(&self.model, hood, &mut self.frame);
+    }
+
+    /// Bones from the simulation mesh, skinning, statistics.
+    fn finish_frame(&mut self) {
+        self.rig
+            .update_bones(self.cloth.positions(), &mut self.frame);
+        self.rig
+            .skin_render(&self.frame, &mut self.jacket_pos, &mut self.jacket_nrm);
+        if self.skin_body || self.body_pos.is_empty() {
+            self.character
+                .skin_matrices(&self.model, &mut self.body_skin);
+            skin(
+                &self.character.mesh,
+                &self.body_skin,
+                &mut self.body_pos,
+                &mut self.body_nrm,
+            );
+        }
+        self.measure();
+    }
+
+    fn measure(&mut self) {
+        let pos = self.cloth.positions();
+        let topo = self.cloth.topology();
+        let dt = self.params.dt();
+        let stretch = |links: &[(u32, u32, f32)]| {
+            let mut max = 0f32;
+            let mut sum = 0f32;
+            for &(a, b, rest) in links {
+                let s = (pos[a as usize].distance(pos[b as usize]) / rest - 1.0) * 100.0;
+                max = max.max(s);
+                sum += s;
+            }
+            (max, sum / links.len().max(1) as f32)
+        };
+        let (vmax, vmean) = stretch(&self.vertical);
+        let (hmax, _) = stretch(&self.horizontal);
+        let md = self.cloth.max_distances();
+        let (mut hem_max, mut hem_sq, mut hem_speed, mut hem_n) = (0f32, 0f32, 0f32, 0usize);
+        let (mut edge_sum, mut edge_n, mut int_sum, mut int_n) = (0f32, 0usize, 0f32, 0usize);
+        let (mut ke, mut free, mut saturated) = (0f32, 0usize, 0usize);
+        let prev = self.cloth.previous_positions();
+        for i in 0..pos.len() {
+            if topo.pinned[i] {
+                continue;
+            }
+            free += 1;
+            let offset = pos[i] - self.references[i];
+            let dist = offset.length();
+            let rel_speed = (offset - self.prev_offsets[i]).length() / dt;
+            self.prev_offsets[i] = offset;
+            let v = (pos[i] - prev[i]) / dt;
+            ke += 0.5 * v.length_squared();
+            if dist >= md[i] - 1e-3 {
+                saturated += 1;
+            }
+            if topo.row(i) == topo.rows - 1 {
+                hem_max = hem_max.max(dist);
+                hem_sq += dist * dist;
+                hem_speed = hem_speed.max(rel_speed);
+                hem_n += 1;
+            }
+            if topo.edge[i] {
+                edge_sum += rel_speed;
+                edge_n += 1;
+            } else {
+                int_sum += rel_speed;
+                int_n += 1;
+            }
+        }
+        let mut penetration = 0f32;
+        for c in &self.colliders[..self.body_colliders] {
+            for (p, _) in pos.iter().zip(&topo.pinned).filter(|(_, &pinned)| !pinned) {
+                penetration = penetration.max(c.penetration(*p, 0.0));
+            }
+        }
+        self.stats = FrameStats {
+            vertical_stretch_pct: vmax,
+            mean_vertical_stretch_pct: vmean,
+            horizontal_stretch_pct: hmax,
+            hem_swing_m: hem_max,
+            hem_rms_m: (hem_sq / hem_n.max(1) as f32).sqrt(),
+            hem_speed,
+            edge_speed: edge_sum / edge_n.max(1) as f32,
+            interior_speed: int_sum / int_n.max(1) as f32,
+            kinetic_energy: ke / free.max(1) as f32,
+            max_distance_saturation: saturated as f32 / free.max(1) as f32,
+            max_penetration_m: penetration,
+            step_seconds: 0.0,
+            frame_seconds: 0.0,
+            resets: self.cloth.stats().resets,
+        };
+    }
+}
+
+fn find_clip(character: &Character, name: &str) -> Result<usize, SceneError> {
+    character
+        .clips
+        .iter()
+        .position(|c| c.name == name)
+        .ok_or_else(|| SceneError::UnknownClip {
+            name: name.to_string(),
+            valid: character.clip_names().map(str::to_string).collect(),
+        })
+}

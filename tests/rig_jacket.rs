@@ -1,0 +1,245 @@
+//! The jacket on the character: rig, bones from the simulation mesh, the whole pipeline.
+
+use std::sync::Arc;
+
+use cloth_tuner::preset::{Garment, Preset};
+use cloth_tuner::rig::metrics::simulate;
+use cloth_tuner::rig::{Character, Scene, SceneError};
+use glam::{Mat4, Vec3};
+
+const PRESETS: [&str; 3] = [
+    "presets/tweed.json",
+    "presets/down_jacket.json",
+    "presets/veil.json",
+];
+
+fn character() -> Arc<Character> {
+    Arc::new(Character::builtin())
+}
+
+fn assert_orthonormal(m: &Mat4, what: &str) {
+    let (x, y, z) = (
+        m.x_axis.truncate(),
+        m.y_axis.truncate(),
+        m.z_axis.truncate(),
+    );
+    for v in [x, y, z] {
+        assert!(
+            (v.length() - 1.0).abs() < 1e-4,
+            "{what}: axis length {}",
+            v.length()
+        );
+    }
+    assert!(
+        x.dot(y).abs() < 1e-4 && x.dot(z).abs() < 1e-4 && y.dot(z).abs() < 1e-4,
+        "{what}: not orthogonal"
+    );
+    assert!((x.cross(y) - z).length() < 1e-4, "{what}: not right-handed");
+}
+
+#[test]
+fn bones_from_the_sim_mesh_are_orthonormal_and_follow_the_rows() {
+    let preset = Preset::load("presets/tweed.json").unwrap();
+    let mut scene = Scene::new(character(), &preset, "dodge").unwrap();
+    let rig = scene.rig().clone();
+    let topo = &rig.topology;
+    // Every row but the last, every second column.
+    assert_eq!(
+        rig.sim_bone_sites().len(),
+        (topo.rows - 1) * topo.cols.div_ceil(2)
+    );
+    assert!(rig
+        .sim_bone_sites()
+        .iter()
+        .all(|&(r, c)| r < topo.rows - 1 && c % 2 == 0));
+    for step in 0..240 {
+        scene.step();
+        for (k, (m, &(r, c))) in scene
+            .sim_bones()
+            .iter()
+            .zip(rig.sim_bone_sites())
+            .enumerate()
+        {
+            assert_orthonormal(m, &format!("step {step} bone {k}"));
+            // The bone sits on its particle with its x axis toward the particle below.
+            let p = scene.cloth().positions()[r * topo.cols + c];
+            let below = scene.cloth().positions()[(r + 1) * topo.cols + c];
+            assert!(m.w_axis.truncate().distance(p) < 1e-6);
+            assert!(m.x_axis.truncate().dot((below - p).normalize()) > 0.9999);
+        }
+    }
+}
+
+#[test]
+fn the_render_mesh_is_detailed_and_follows_the_cloth() {
+    let preset = Preset::load("presets/tweed.json").unwrap();
+    let mut scene = Scene::new(character(), &preset, "walk").unwrap();
+    let sim = scene.cloth().positions().len();
+    let render = scene.jacket().positions.len();
+    assert!(
+        render >= 10 * sim,
+        "render mesh {render} vertices, sim {sim}"
+    );
+    assert_eq!(scene.jacket().indices.len() % 3, 0);
+    assert!(scene
+        .jacket()
+        .indices
+        .iter()
+        .all(|&i| (i as usize) < render));
+    // Where a render vertex sits on a bone site, it stays on that particle (within the
+    // fabric's half thickness plus the lapel and pocket relief) as the cloth moves.
+    let layout = scene.rig().layout().clone();
+    let nu = (layout.cols - 1) * layout.render_cols_per_sim + 1;
+    let sites = scene.rig().sim_bone_sites().to_vec();
+    for _ in 0..60 {
+        scene.step();
+        for &(r, c) in &sites {
+            let v = r * layout.render_rows_per_sim * nu + c * layout.render_cols_per_sim;
+            let particle = scene.cloth().positions()[r * layout.cols + c];
+            let d = scene.jacket().positions[v].distance(particle);
+            assert!(
+                d < layout.thickness * 0.5 + 0.03,
+                "vertex {v} is {d} m off particle ({r}, {c})"
+            );
+        }
+    }
+    assert!(scene.jacket().positions.iter().all(|p| p.is_finite()));
+    assert!(scene
+        .jacket()
+        .normals
+        .iter()
+        .all(|n| (n.length() - 1.0).abs() < 1e-3));
+}
+
+#[test]
+fn raising_the_arms_lifts_the_shoulder_pads() {
+    let preset = Preset::load("presets/tweed.json").unwrap();
+    let mut scene = Scene::new(character(), &preset, "arms_raise").unwrap();
+    let rest = scene.rig().rest_upper();
+    let mut highest = f32::MIN;
+    for _ in 0..180 {
+        scene.step();
+        let f = scene.jacket_frame();
+        highest = highest.max(f.upper.side[0].w_axis.y);
+        // The position constraint keeps the side bones at their rest distance.
+        let d = f.upper.side[0]
+            .w_axis
+            .truncate()
+            .distance(f.upper.side[1].w_axis.truncate());
+        let d0 = rest.side[0]
+            .w_axis
+            .truncate()
+            .distance(rest.side[1].w_axis.truncate());
+        assert!((d - d0).abs() < 1e-4, "side bones {d} apart, rest {d0}");
+        for m in f.upper.shoulder.iter().chain(&f.upper.side) {
+            assert_orthonormal(m, "upper jacket bone");
+        }
+    }
+    assert!(
+        highest > rest.side[0].w_axis.y + 0.02,
+        "the side bone rose only to {highest} from {}",
+        rest.side[0].w_axis.y
+    );
+}
+
+#[test]
+fn the_hood_pendulum_swings_at_its_length() {
+    let mut preset = Preset::load("presets/down_jacket.json").unwrap();
+    assert_eq!(preset.garment, Garment::HoodedJacket);
+    let mut scene = Scene::new(character(), &preset, "dodge").unwrap();
+    assert!(scene.rig().hooded());
+    let mut moved = 0f32;
+    let start = scene.hood_pendulum();
+    for _ in 0..120 {
+        scene.step();
+        moved = moved.max(scene.hood_pendulum().distance(start));
+        assert!(scene.hood_pendulum().is_finite());
+    }
+    assert!(moved > 0.02, "the hood did not swing: {moved}");
+    // Switching garments rebuilds without the hood.
+    preset.garment = Garment::Jacket;
+    scene.set_garment(Garment::Jacket);
+    assert!(!scene.rig().hooded());
+}
+
+#[test]
+fn every_preset_on_every_clip_stays_finite_and_within_max_distance() {
+    let c = character();
+    let clips: Vec<String> = c.clip_names().map(str::to_string).collect();
+    for file in PRESETS {
+        let preset = Preset::load(file).unwrap();
+        for clip in &clips {
+            let mut scene = Scene::new(c.clone(), &preset, clip).unwrap();
+            scene.set_skin_body(false);
+            for step in 0..300 {
+                scene.step();
+                let cloth = scene.cloth();
+                for (i, (p, r)) in cloth.positions().iter().zip(scene.references()).enumerate() {
+                    assert!(
+                        p.is_finite(),
+                        "{file} {clip} step {step}: particle {i} not finite"
+                    );
+                    let over = p.distance(*r) - cloth.max_distances()[i];
+                    assert!(
+                        over <= 1e-4,
+                        "{file} {clip} step {step}: particle {i} {over} m past its max distance"
+                    );
+                }
+            }
+            assert_eq!(scene.cloth().stats().resets, 0, "{file} {clip}");
+        }
+    }
+}
+
+#[test]
+fn the_same_run_gives_bit_identical_metrics() {
+    let preset = Preset::load("presets/tweed.json").unwrap();
+    let strip = |mut m: cloth_tuner::rig::metrics::Metrics| {
+        m.step_median_us = 0.0;
+        m.step_p99_us = 0.0;
+        m.frame_median_us = 0.0;
+        m.frame_p99_us = 0.0;
+        m
+    };
+    let a = strip(simulate(character(), &preset, "dodge", 3.0).unwrap());
+    let b = strip(simulate(character(), &preset, "dodge", 3.0).unwrap());
+    assert_eq!(a, b);
+    assert!(
+        a.hem_swing_peak_cm > 1.0,
+        "the hem should swing in a dodge: {}",
+        a.hem_swing_peak_cm
+    );
+}
+
+#[test]
+fn an_unknown_clip_lists_the_valid_ones() {
+    let preset = Preset::load("presets/tweed.json").unwrap();
+    let Err(e) = Scene::new(character(), &preset, "moonwalk") else {
+        panic!("moonwalk is not a clip");
+    };
+    assert!(matches!(e, SceneError::UnknownClip { .. }));
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("unknown clip `moonwalk`; the clips are: "),
+        "{msg}"
+    );
+    for clip in ["idle", "walk", "dodge", "sprint_stop", "arms_raise"] {
+        assert!(msg.contains(clip), "{msg}");
+    }
+}
+
+#[test]
+fn motion_end_is_found_for_the_clip_that_stops() {
+    let c = character();
+    let stop = c.clip("sprint_stop").unwrap();
+    let end = cloth_tuner::rig::metrics::motion_end(&c, stop).unwrap();
+    assert!(
+        end > 1.4 && end < stop.duration as f64,
+        "sprint_stop motion ends at {end}"
+    );
+    assert_eq!(
+        cloth_tuner::rig::metrics::motion_end(&c, c.clip("walk").unwrap()),
+        None
+    );
+    let _ = Vec3::ZERO;
+}
