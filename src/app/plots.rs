@@ -48,7 +48,7 @@ pub const METRICS: [Metric; 6] = [
     Metric {
         name: "Time per step",
         unit: "ms",
-        read: |s| s.step_seconds * 1000.0,
+        read: |s| s.step_seconds as f64 * 1000.0,
     },
 ];
 

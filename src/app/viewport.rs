@@ -9,6 +9,7 @@ use glam::{Mat4, Vec3};
 
 use super::stage::Stage;
 use crate::render::{ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Renderer, SceneData};
+use crate::rig::MeshView;
 use crate::sim::{Collider, Topology};
 
 /// An owned triangle mesh (copied out of the simulation for the paint callback).
@@ -87,6 +88,8 @@ pub struct Viewport {
     error: Option<String>,
     rect: Option<Rect>,
     body_indices: Arc<Vec<u32>>,
+    jacket_indices: Arc<Vec<u32>>,
+    topology: Option<Arc<Topology>>,
     poke: Option<Poke>,
 }
 
@@ -109,6 +112,8 @@ impl Viewport {
             error,
             rect: None,
             body_indices: Arc::new(Vec::new()),
+            jacket_indices: Arc::new(Vec::new()),
+            topology: None,
             poke: None,
         }
     }
@@ -128,9 +133,17 @@ impl Viewport {
         if self.renderer.is_none() {
             return Snapshot::default();
         }
-        let (pos, nrm, uvs, idx) = stage.body();
-        if self.body_indices.len() != idx.len() || self.body_indices.as_slice() != idx {
-            self.body_indices = Arc::new(idx.to_vec());
+        let body = stage.body();
+        let jacket = stage.jacket();
+        refresh(&mut self.body_indices, body.indices);
+        refresh(&mut self.jacket_indices, jacket.indices);
+        let cloth = stage.cloth();
+        let topo = cloth.topology();
+        let same_topology = self.topology.as_ref().is_some_and(|t| {
+            t.len() == topo.len() && t.links.len() == topo.links.len() && t.rest == topo.rest
+        });
+        if !same_topology {
+            self.topology = Some(Arc::new(topo.clone()));
         }
         let root = stage.root();
         let p = stage.params();
@@ -138,16 +151,16 @@ impl Viewport {
         let wind = Vec3::new(dir.sin(), 0.0, dir.cos()) * p.wind_speed;
         Snapshot {
             root: Mat4::from_rotation_translation(root.rotation, root.translation),
-            body: Some(OwnedMesh {
-                positions: pos.to_vec(),
-                normals: nrm.to_vec(),
-                uvs: uvs.to_vec(),
-                indices: self.body_indices.clone(),
+            body: Some(owned(&body, &self.body_indices)),
+            jacket: Some(owned(&jacket, &self.jacket_indices)),
+            cloth: self.topology.clone().map(|topology| OwnedCloth {
+                positions: cloth.positions().to_vec(),
+                topology,
+                references: stage.references().to_vec(),
+                max_distances: cloth.max_distances().to_vec(),
             }),
-            jacket: None,
-            cloth: None,
             colliders: stage.colliders().to_vec(),
-            sim_bones: Vec::new(),
+            sim_bones: stage.sim_bones().to_vec(),
             wind,
             look,
         }
@@ -260,6 +273,22 @@ impl Viewport {
             egui::FontId::proportional(12.0),
             egui::Color32::from_gray(230),
         );
+    }
+}
+
+/// Keeps a shared copy of an index list, copying only when it changed.
+fn refresh(cache: &mut Arc<Vec<u32>>, indices: &[u32]) {
+    if cache.as_slice() != indices {
+        *cache = Arc::new(indices.to_vec());
+    }
+}
+
+fn owned(mesh: &MeshView, indices: &Arc<Vec<u32>>) -> OwnedMesh {
+    OwnedMesh {
+        positions: mesh.positions.to_vec(),
+        normals: mesh.normals.to_vec(),
+        uvs: mesh.uvs.to_vec(),
+        indices: indices.clone(),
     }
 }
 

@@ -1,0 +1,161 @@
+//! The real binary under Xvfb with Mesa's software OpenGL: it must open its window, play, and
+//! show the tweed jacket in the viewport. Skips (with a note) on a developer machine without
+//! Xvfb or ImageMagick; fails when `CI=true`, because CI must prove the window renders.
+#![cfg(feature = "gui")]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cloth_tuner::render::FabricLook;
+
+/// Kills a child process when dropped (the test may fail half-way).
+struct Reap(Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Pixels of the picture that look like lit tweed (warm brown: red over green over blue),
+/// inside `area` (x0, y0, x1, y1).
+fn tweed_pixels(png_path: &Path, area: (u32, u32, u32, u32)) -> (usize, u32, u32) {
+    let file = std::fs::File::open(png_path).unwrap();
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let (w, h) = (info.width, info.height);
+    let mut count = 0;
+    for y in area.1..area.3.min(h) {
+        for x in area.0..area.2.min(w) {
+            let i = (y as usize * w as usize + x as usize) * channels;
+            let (r, g, b) = (buf[i] as i32, buf[i + 1] as i32, buf[i + 2] as i32);
+            if r > 70 && r > g + 14 && g > b + 6 && r - b > 30 {
+                count += 1;
+            }
+        }
+    }
+    (count, w, h)
+}
+
+#[test]
+fn the_window_shows_the_jacket_under_xvfb() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let missing: Vec<&str> = ["Xvfb", "import"]
+        .into_iter()
+        .filter(|t| !have(t))
+        .collect();
+    if !missing.is_empty() {
+        assert!(
+            !ci,
+            "CI=true but {} missing: .ci/run installs xvfb and imagemagick",
+            missing.join(" and ")
+        );
+        eprintln!(
+            "skipping: {} not installed (CI=true makes this a failure)",
+            missing.join(", ")
+        );
+        return;
+    }
+    // Make sure the jacket's look in the shipped preset is the one we look for.
+    assert_eq!(FabricLook::for_preset("Tweed tweed"), FabricLook::Tweed);
+
+    let (w, h) = (1280, 800);
+    let mut xvfb = Command::new("Xvfb")
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            &format!("{w}x{h}x24"),
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Xvfb starts");
+    let stdout = xvfb.stdout.take().expect("piped");
+    let xvfb = Reap(xvfb);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("Xvfb prints its display number");
+    let display = format!(":{}", line.trim());
+    assert!(line.trim().parse::<u32>().is_ok(), "Xvfb said {line:?}");
+
+    let state = tempfile::tempdir().unwrap();
+    let log_path = state.path().join("app.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/tweed.json");
+    let app = Command::new(env!("CARGO_BIN_EXE_cloth-tuner"))
+        .arg("--preset")
+        .arg(&preset)
+        .env("DISPLAY", &display)
+        .env("CLOTH_TUNER_STATE_DIR", state.path())
+        .env("CLOTH_TUNER_REPORT_FPS", "1")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("the binary starts");
+    let mut app = Reap(app);
+
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xvfb_tweed.png");
+    let start = Instant::now();
+    let mut last = (0, 0, 0);
+    // Give the window a few seconds to open and play, then look until the jacket shows.
+    std::thread::sleep(Duration::from_secs(4));
+    loop {
+        if let Ok(Some(status)) = app.0.try_wait() {
+            panic!(
+                "the window exited ({status}) before showing anything:\n{}",
+                std::fs::read_to_string(&log_path).unwrap_or_default()
+            );
+        }
+        let ok = Command::new("import")
+            .args(["-display", &display, "-window", "root"])
+            .arg(&shot)
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            // The viewport: right of the parameter panel, above the playback panel.
+            last = tweed_pixels(&shot, (420, 40, w, h - 300));
+            if last.0 > 3000 {
+                break;
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no tweed in the viewport after 60 s ({} warm pixels, picture {}x{}); see {}\n{}",
+            last.0,
+            last.1,
+            last.2,
+            shot.display(),
+            std::fs::read_to_string(&log_path).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_secs(2));
+    }
+    drop(app);
+    drop(xvfb);
+    eprintln!(
+        "jacket visible: {} tweed-coloured pixels in {}",
+        last.0,
+        shot.display()
+    );
+}
