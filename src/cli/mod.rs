@@ -7,6 +7,8 @@ use clap::{Parser, Subcommand};
 
 use crate::preset::Preset;
 
+mod export;
+
 /// Tune real-time cloth on an animated character and take the fabric to a game engine.
 ///
 /// With no subcommand, opens the tuner window.
@@ -49,6 +51,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write a preset for an engine, optionally converted to another fixed time step: the
+    /// per-step knobs (damping, stiffness, iterations) are rewritten so the fabric behaves the
+    /// same at the new step, and the step it was converted from is recorded
+    /// (`converted_from_hz`). The file is written atomically.
+    Export {
+        /// The preset to export (JSON).
+        #[arg(long)]
+        preset: PathBuf,
+        /// The engine's fixed step in Hz (15 to 240). Omit to export at the preset's own step.
+        #[arg(long, value_name = "HZ")]
+        timestep_hz: Option<f64>,
+        /// Where to write the exported preset.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Print the JSON Schema of the preset file (`presets/schema.json` is this output).
+    Schema,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -97,6 +116,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print!("{}", params_table());
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Export {
+            preset,
+            timestep_hz,
+            out,
+        }) => {
+            print!("{}", export::export(&preset, timestep_hz, &out)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Schema) => {
+            print!("{}", crate::preset::schema::schema_text());
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -127,32 +158,7 @@ fn validate(files: &[PathBuf]) -> ExitCode {
 
 /// The parameter reference as a Markdown table (the README's table is this output).
 pub fn params_table() -> String {
-    use crate::sim::{FabricParams, ParamGroup, ParamKind};
-    let mut out = String::from("| group | field | unit | range | default | what it does to the look |\n|---|---|---|---|---|---|\n");
-    for group in ParamGroup::ALL {
-        for s in FabricParams::SPECS.iter().filter(|s| s.group == group) {
-            let default = match s.kind {
-                ParamKind::Bool => (s.default != 0.0).to_string(),
-                ParamKind::Int => format!("{}", s.default),
-                ParamKind::Float => format!("{}", s.default as f32),
-            };
-            let range = match s.kind {
-                ParamKind::Bool => "on/off".to_string(),
-                ParamKind::Int => format!("{} to {}", s.min, s.max),
-                ParamKind::Float => format!("{} to {}", s.min as f32, s.max as f32),
-            };
-            out.push_str(&format!(
-                "| {} | `{}` | {} | {} | {} | {} |\n",
-                group.title(),
-                s.name,
-                s.unit,
-                range,
-                default,
-                s.tooltip
-            ));
-        }
-    }
-    out
+    crate::sim::FabricParams::reference_table()
 }
 
 #[cfg(test)]

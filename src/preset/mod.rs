@@ -12,10 +12,34 @@
 //! }
 //! ```
 //!
+//! Older versions are migrated on load (see [`migrate`]); a file from a newer version is refused
+//! with a message naming both versions. The full reference, with the solver's formulas, is
+//! `docs/preset-format.md`; the JSON Schema is `presets/schema.json` (see `schema`, behind
+//! the `schema` feature). [`convert`] rewrites a preset for another time step.
+//!
+//! ```
+//! use cloth_tuner::preset::Preset;
+//!
+//! let text = r#"{ "format": "cloth-tuner-preset", "version": 1, "name": "Bare",
+//!                 "params": { "damping": 0.05 } }"#;
+//! let preset = Preset::from_json(text, "bare.json".as_ref())?;
+//! assert_eq!(preset.params.damping, 0.05);
+//! assert_eq!(preset.params.iterations, 4); // missing knobs take their defaults
+//!
+//! let bad = text.replace("0.05", "1.5");
+//! let e = Preset::from_json(&bad, "bare.json".as_ref()).unwrap_err();
+//! assert_eq!(e.field(), Some("params.damping"));
+//! assert!(e.to_string().contains("allowed 0 to 1 per step"));
+//! # Ok::<(), cloth_tuner::preset::PresetError>(())
+//! ```
+//!
 //! Loading never panics: every problem is a [`PresetError`] naming the file, the line and
 //! column, the field and, for a value out of range, the allowed range. Unknown fields are
 //! errors. Saving writes a temporary file beside the target and renames it over, so a crash or
 //! a full disk never leaves a half-written preset.
+
+// The engine-facing API: every public item is documented.
+#![warn(missing_docs)]
 
 use std::fmt;
 use std::io::Write;
@@ -25,6 +49,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::sim::FabricParams;
 
+pub mod convert;
+pub mod migrate;
+#[cfg(feature = "schema")]
+pub mod schema;
+
+pub use convert::{convert_params, convert_preset, retimed, Change, Conversion, ConvertError};
+
 /// The value of the `format` field.
 pub const FORMAT: &str = "cloth-tuner-preset";
 /// The format version this build reads and writes.
@@ -32,6 +63,7 @@ pub const VERSION: u32 = 1;
 
 /// Which garment a preset is tuned for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Garment {
     /// An open jacket, lower part simulated from the chest to mid-thigh.
@@ -56,11 +88,16 @@ impl Garment {
 
 /// A fabric preset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(title = "cloth-tuner fabric preset", transform = schema::preset_constants)
+)]
 #[serde(deny_unknown_fields)]
 pub struct Preset {
-    /// Always [`FORMAT`].
+    /// Always `"cloth-tuner-preset"` ([`FORMAT`]).
     pub format: String,
-    /// Always [`VERSION`] once loaded.
+    /// The format version: always [`VERSION`] once loaded (older files are migrated).
     pub version: u32,
     /// A short name for menus ("Tweed").
     pub name: String,
@@ -70,6 +107,11 @@ pub struct Preset {
     /// The garment the fabric is tuned on.
     #[serde(default)]
     pub garment: Garment,
+    /// The time step (Hz, 15 to 240) of the preset this one was converted from with
+    /// `cloth-tuner export --timestep-hz`; absent for a preset tuned at its own step. Only a
+    /// record: the simulation reads `params.timestep_hz`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub converted_from_hz: Option<f32>,
     /// Every knob.
     #[serde(default)]
     pub params: FabricParams,
@@ -84,7 +126,9 @@ impl Default for Preset {
 /// Where in a file a problem is (1-based), when known.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Location {
+    /// Line, from 1.
     pub line: usize,
+    /// Column (in bytes), from 1.
     pub column: usize,
 }
 
@@ -100,45 +144,68 @@ pub enum PresetError {
     /// The file could not be read or written.
     #[error("{}: {action}: {source}", .path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What was being done ("cannot read").
         action: &'static str,
+        /// The operating system's reason.
         source: std::io::Error,
     },
     /// Not valid JSON.
     #[error("{}:{at}: not valid JSON: {message}", .path.display())]
     Syntax {
+        /// The file.
         path: PathBuf,
+        /// Where in the file.
         at: Location,
+        /// What is wrong.
         message: String,
     },
     /// Valid JSON, but not a cloth-tuner preset.
     #[error("{}: not a cloth-tuner preset ({found}); expected \"format\": \"cloth-tuner-preset\"", .path.display())]
-    NotAPreset { path: PathBuf, found: String },
+    NotAPreset {
+        /// The file.
+        path: PathBuf,
+        /// What the file holds instead.
+        found: String,
+    },
     /// Written by a newer cloth-tuner.
     #[error(
         "{}: preset format version {found} is newer than this cloth-tuner reads (version {supported}); update cloth-tuner",
         .path.display()
     )]
     NewerVersion {
+        /// The file.
         path: PathBuf,
+        /// The version in the file.
         found: u64,
+        /// The newest version this build reads.
         supported: u32,
     },
     /// A field has the wrong type, is unknown, or is missing.
     #[error("{}:{at}: field `{field}`: {message}", .path.display())]
     Field {
+        /// The file.
         path: PathBuf,
+        /// Where in the file.
         at: Location,
+        /// The field, as a path (`params.damping`).
         field: String,
+        /// What is wrong.
         message: String,
     },
     /// A value outside its allowed range (or NaN / infinite).
     #[error("{}:{at}: field `{field}`: {value} is out of range; allowed {range}", .path.display())]
     OutOfRange {
+        /// The file.
         path: PathBuf,
+        /// Where in the file.
         at: Location,
+        /// The field, as a path (`params.damping`).
         field: String,
+        /// The value found.
         value: f64,
+        /// The allowed range, with unit.
         range: String,
     },
 }
@@ -172,34 +239,32 @@ impl Preset {
             name: name.to_string(),
             description: String::new(),
             garment: Garment::Jacket,
+            converted_from_hz: None,
             params,
         }
     }
 
     /// Reads and validates a preset file.
     pub fn load(path: impl AsRef<Path>) -> Result<Preset, PresetError> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| PresetError::Io {
-            path: path.to_path_buf(),
-            action: "cannot read",
-            source,
-        })?;
-        let text = match std::str::from_utf8(&bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                let at = location_of_offset(&bytes, e.valid_up_to());
-                return Err(PresetError::Syntax {
-                    path: path.to_path_buf(),
-                    at,
-                    message: "the file is not UTF-8 text".to_string(),
-                });
-            }
-        };
-        Self::from_json(text, path)
+        Self::load_versioned(path).map(|(preset, _)| preset)
     }
 
-    /// Parses and validates preset text; `path` is only used in messages.
+    /// Parses and validates preset text; `path` is only used in messages. A file of an older
+    /// format version is migrated (see [`migrate`]).
     pub fn from_json(text: &str, path: &Path) -> Result<Preset, PresetError> {
+        Self::from_json_versioned(text, path).map(|(preset, _)| preset)
+    }
+
+    /// Reads and validates a preset file like [`Preset::load`], and also returns the format
+    /// version the file was written in (less than [`VERSION`] when it was migrated).
+    pub fn load_versioned(path: impl AsRef<Path>) -> Result<(Preset, u32), PresetError> {
+        let path = path.as_ref();
+        let text = read_text(path)?;
+        Self::from_json_versioned(&text, path)
+    }
+
+    /// Like [`Preset::from_json`], and also returns the format version of the text.
+    pub fn from_json_versioned(text: &str, path: &Path) -> Result<(Preset, u32), PresetError> {
         let p = || path.to_path_buf();
         // First as a plain value: so a file that is not a preset, or one from a newer version,
         // gets that message rather than a complaint about some field.
@@ -233,7 +298,8 @@ impl Preset {
                 })
             }
         }
-        if let Some(v) = obj.get("version").and_then(|v| v.as_u64()) {
+        let file_version = obj.get("version").and_then(|v| v.as_u64());
+        if let Some(v) = file_version {
             if v > VERSION as u64 {
                 return Err(PresetError::NewerVersion {
                     path: p(),
@@ -241,6 +307,32 @@ impl Preset {
                     supported: VERSION,
                 });
             }
+        }
+        if let Some(from) = file_version.filter(|&v| v < VERSION as u64) {
+            // An older version: migrate the document, then read it as this version. Positions
+            // in messages point at the old field in the original text.
+            let from = from as u32;
+            let migrated = migrate::migrate(value, from).map_err(|e| PresetError::Field {
+                path: p(),
+                at: locate_path(text, &e.location),
+                field: e.field,
+                message: e.message,
+            })?;
+            let locate = |field: &str| locate_path(text, &migrate::source_path(from, field));
+            let preset: Preset = serde_path_to_error::deserialize(migrated).map_err(|e| {
+                let field = e.path().to_string();
+                PresetError::Field {
+                    path: p(),
+                    at: locate(&field),
+                    message: format!(
+                        "{} (in a version {from} preset, after migrating it to version {VERSION})",
+                        strip_position(&e.into_inner().to_string())
+                    ),
+                    field,
+                }
+            })?;
+            preset.check_ranges(path, locate)?;
+            return Ok((preset, from));
         }
         let de = &mut serde_json::Deserializer::from_str(text);
         let preset: Preset = serde_path_to_error::deserialize(de).map_err(|e| {
@@ -267,16 +359,44 @@ impl Preset {
                 ),
             });
         }
-        if let Some((spec, value)) = preset.params.out_of_range().first() {
+        preset.check_ranges(path, |field| {
+            let mut parts: Vec<&str> = field.split('.').collect();
+            let key = parts.pop().unwrap_or_default();
+            locate_key(text, &parts, key)
+        })?;
+        Ok((preset, VERSION))
+    }
+
+    /// Every value in its range: the knobs, and the time step a conversion was made from.
+    fn check_ranges(
+        &self,
+        path: &Path,
+        locate: impl Fn(&str) -> Location,
+    ) -> Result<(), PresetError> {
+        if let Some((spec, value)) = self.params.out_of_range().first() {
+            let field = format!("params.{}", spec.name);
             return Err(PresetError::OutOfRange {
-                path: p(),
-                at: locate_key(text, &["params"], spec.name),
-                field: format!("params.{}", spec.name),
+                path: path.to_path_buf(),
+                at: locate(&field),
+                field,
                 value: *value,
                 range: spec.range_text(),
             });
         }
-        Ok(preset)
+        if let Some(hz) = self.converted_from_hz {
+            let spec = FabricParams::spec("timestep_hz").unwrap_or(&FabricParams::SPECS[0]);
+            if !spec.accepts(hz as f64) {
+                let field = "converted_from_hz".to_string();
+                return Err(PresetError::OutOfRange {
+                    path: path.to_path_buf(),
+                    at: locate(&field),
+                    field,
+                    value: hz as f64,
+                    range: spec.range_text(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The canonical text of the preset: pretty JSON with a trailing newline. Shipped presets
@@ -299,6 +419,34 @@ impl Preset {
         let path = path.as_ref();
         self.validate(path)?;
         write_atomic(path, self.to_json().as_bytes())
+    }
+}
+
+/// The file's text, or an error naming it.
+fn read_text(path: &Path) -> Result<String, PresetError> {
+    let bytes = std::fs::read(path).map_err(|source| PresetError::Io {
+        path: path.to_path_buf(),
+        action: "cannot read",
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = location_of_offset(e.as_bytes(), e.utf8_error().valid_up_to());
+        PresetError::Syntax {
+            path: path.to_path_buf(),
+            at,
+            message: "the file is not UTF-8 text".to_string(),
+        }
+    })
+}
+
+/// Where the value at a key path (`["params", "damping"]`) starts; 1:1 when not found.
+fn locate_path(text: &str, path: &[String]) -> Location {
+    match path.split_last() {
+        Some((key, parents)) => {
+            let parents: Vec<&str> = parents.iter().map(String::as_str).collect();
+            locate_key(text, &parents, key)
+        }
+        None => Location { line: 1, column: 1 },
     }
 }
 

@@ -193,3 +193,75 @@ fn save_is_atomic_and_refuses_invalid_presets() {
         .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("mine.json")]);
 }
+
+const V0: &str = "tests/fixtures/preset_v0.json";
+
+#[test]
+fn a_version_0_preset_loads_through_the_migration() {
+    // The fixture is the tweed preset as the version 0 prototype wrote it.
+    let (old, version) = Preset::load_versioned(V0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(version, 0);
+    assert_eq!(old.version, VERSION);
+    let tweed = Preset::load("presets/tweed.json").unwrap();
+    assert_eq!(old, tweed);
+    // Saved, it is a version 1 file, byte for byte the shipped one.
+    assert_eq!(old.to_json(), tweed_text());
+    assert_eq!(Preset::load_versioned("presets/tweed.json").unwrap().1, 1);
+}
+
+#[test]
+fn version_0_problems_point_at_the_old_field() {
+    let text = std::fs::read_to_string(V0).unwrap();
+    let line_of = |t: &str, needle: &str| t.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    // Out of range after migration: named by its new name, located at its old one.
+    let bad = text.replace("\"friction\": 0.3", "\"friction\": 3.0");
+    let e = parse(&bad).unwrap_err();
+    assert_eq!(e.field(), Some("params.contact_damping"));
+    assert_eq!(e.location().unwrap().line, line_of(&bad, "\"friction\""));
+    // A time step that is no time step.
+    let bad = text.replace("\"dt\": 0.016666668", "\"dt\": 0");
+    let e = parse(&bad).unwrap_err();
+    assert_eq!(e.field(), Some("fabric.dt"));
+    assert_eq!(e.location().unwrap().line, line_of(&bad, "\"dt\""));
+    // dt too long: 1/10 s is 10 Hz, below the range.
+    let e = parse(&text.replace("\"dt\": 0.016666668", "\"dt\": 0.1")).unwrap_err();
+    assert_eq!(e.field(), Some("params.timestep_hz"));
+    assert!(e.to_string().contains("allowed 15 to 240 Hz"), "{e}");
+    // Unknown and mistyped old fields.
+    let bad = text.replace("\"gust_hz\"", "\"gust_rate\"");
+    let e = parse(&bad).unwrap_err();
+    assert_eq!(e.field(), Some("fabric.wind.gust_rate"));
+    assert_eq!(e.location().unwrap().line, line_of(&bad, "gust_rate"));
+    let bad = text.replace("\"solver_passes\": 4", "\"solver_passes\": \"four\"");
+    let e = parse(&bad).unwrap_err();
+    assert_eq!(e.field(), Some("params.iterations"));
+    assert!(e.to_string().contains("in a version 0 preset"), "{e}");
+    assert_eq!(e.location().unwrap().line, line_of(&bad, "solver_passes"));
+}
+
+#[test]
+fn converted_from_hz_is_optional_and_range_checked() {
+    let text = tweed_text().replace(
+        "\"garment\": \"jacket\",",
+        "\"garment\": \"jacket\",\n  \"converted_from_hz\": 60.0,",
+    );
+    let p = parse(&text).unwrap();
+    assert_eq!(p.converted_from_hz, Some(60.0));
+    assert_eq!(p.to_json(), text);
+    let e = parse(&text.replace(
+        "\"converted_from_hz\": 60.0",
+        "\"converted_from_hz\": 1000.0",
+    ))
+    .unwrap_err();
+    assert_eq!(e.field(), Some("converted_from_hz"));
+    assert!(e.to_string().contains("allowed 15 to 240 Hz"), "{e}");
+}
+
+#[test]
+fn the_format_reference_table_is_current() {
+    let doc = std::fs::read_to_string("docs/preset-format.md").unwrap();
+    assert!(
+        doc.contains(&FabricParams::reference_table()),
+        "docs/preset-format.md's parameter table is stale: paste `cloth-tuner params` into it"
+    );
+}

@@ -60,12 +60,21 @@ pub struct StepInput<'a> {
 /// Why a step was refused. The cloth is left as it was.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum StepError {
+    /// `reference` does not have one point per particle.
     #[error("the step input has {got} reference points, the cloth has {expected} particles")]
-    ReferenceCount { expected: usize, got: usize },
+    ReferenceCount {
+        /// Particles in the cloth.
+        expected: usize,
+        /// Points given.
+        got: usize,
+    },
+    /// A reference point (this index) is NaN or infinite.
     #[error("reference point {0} is not finite")]
     ReferenceNotFinite(usize),
+    /// The character frame has a NaN or infinite component.
     #[error("the character frame is not finite")]
     FrameNotFinite,
+    /// A collider (this index) has a non-finite or non-positive size.
     #[error("collider {0} has a non-finite or non-positive size")]
     BadCollider(usize),
 }

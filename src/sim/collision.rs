@@ -13,16 +13,36 @@ pub enum Collider {
     /// An ellipsoid: a unit sphere scaled by `radii` along its local axes, then rotated and
     /// moved to `center`. Solved in unit-sphere space.
     Ellipsoid {
+        /// Centre, metres.
         center: Vec3,
+        /// Orientation of the local axes (unit quaternion).
         rotation: Quat,
+        /// Half-lengths along the local X, Y and Z axes, metres.
         radii: Vec3,
     },
     /// A sphere.
-    Sphere { center: Vec3, radius: f32 },
+    Sphere {
+        /// Centre, metres.
+        center: Vec3,
+        /// Radius, metres.
+        radius: f32,
+    },
     /// A capsule: every point within `radius` of the segment `a`-`b`.
-    Capsule { a: Vec3, b: Vec3, radius: f32 },
+    Capsule {
+        /// One end of the segment.
+        a: Vec3,
+        /// The other end.
+        b: Vec3,
+        /// Radius, metres.
+        radius: f32,
+    },
     /// A half-space: particles stay on the side `normal` points to. `normal` must be unit.
-    Plane { point: Vec3, normal: Vec3 },
+    Plane {
+        /// A point on the plane.
+        point: Vec3,
+        /// The unit normal, pointing to the free side.
+        normal: Vec3,
+    },
 }
 
 impl Collider {

@@ -7,13 +7,21 @@ use serde::{Deserialize, Serialize};
 /// How the panel groups the knobs, in the order an artist thinks about them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ParamGroup {
+    /// Time step, iterations, gravity.
     Solver,
+    /// Damping in the air and on the body.
     Damping,
+    /// Stretch and shear/bend stiffness, mass falloff, hard constraints, deformation limit.
     Stiffness,
+    /// The edge particles' own damping, wind, world motion and max distance.
     Edges,
+    /// Wind and gusts.
     Wind,
+    /// The fraction of the character's world motion fed into the cloth.
     WorldMotion,
+    /// How far particles may leave the skinned pose.
     MaxDistance,
+    /// The gap kept to the colliders.
     Collision,
 }
 
@@ -106,7 +114,9 @@ impl ParamSpec {
 
 /// A parameter value that can be read and written through the shared table as `f64`.
 pub trait ParamValue: Copy {
+    /// The value as `f64` (a switch reads 0 or 1).
     fn to_f64(self) -> f64;
+    /// The value from `f64` (whole numbers round, switches are on from 0.5).
     fn from_f64(v: f64) -> Self;
 }
 
@@ -157,6 +167,8 @@ macro_rules! fabric_params {
         /// Values only hold together with [`FabricParams::timestep_hz`]: the damping and the
         /// stiffness act per step and per relaxation pass.
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+        #[cfg_attr(feature = "schema", schemars(transform = schema_ranges))]
         #[serde(default, deny_unknown_fields)]
         pub struct FabricParams {
             $(
@@ -317,6 +329,37 @@ impl FabricParams {
         Self::SPECS.iter().find(|s| s.name == name)
     }
 
+    /// The parameter reference as a Markdown table (group, field, unit, range, default, what it
+    /// does to the look), generated from [`FabricParams::SPECS`]: the README and
+    /// `docs/preset-format.md` hold this text, and `cloth-tuner params` prints it.
+    pub fn reference_table() -> String {
+        let mut out = String::from("| group | field | unit | range | default | what it does to the look |\n|---|---|---|---|---|---|\n");
+        for group in ParamGroup::ALL {
+            for s in Self::SPECS.iter().filter(|s| s.group == group) {
+                let default = match s.kind {
+                    ParamKind::Bool => (s.default != 0.0).to_string(),
+                    ParamKind::Int => format!("{}", s.default),
+                    ParamKind::Float => format!("{}", s.default as f32),
+                };
+                let range = match s.kind {
+                    ParamKind::Bool => "on/off".to_string(),
+                    ParamKind::Int => format!("{} to {}", s.min, s.max),
+                    ParamKind::Float => format!("{} to {}", s.min as f32, s.max as f32),
+                };
+                out.push_str(&format!(
+                    "| {} | `{}` | {} | {} | {} | {} |\n",
+                    group.title(),
+                    s.name,
+                    s.unit,
+                    range,
+                    default,
+                    s.tooltip
+                ));
+            }
+        }
+        out
+    }
+
     /// The fixed step in seconds.
     pub fn dt(&self) -> f32 {
         1.0 / self.timestep_hz
@@ -358,6 +401,40 @@ impl FabricParams {
             out.set(s.name, v);
         }
         out
+    }
+}
+
+/// Writes every field's range from [`FabricParams::SPECS`] into the generated JSON Schema as
+/// `minimum` / `maximum`, so the table stays the one source of truth.
+#[cfg(feature = "schema")]
+fn schema_ranges(schema: &mut schemars::Schema) {
+    let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) else {
+        return;
+    };
+    for spec in FabricParams::SPECS {
+        let Some(prop) = props.get_mut(spec.name).and_then(|p| p.as_object_mut()) else {
+            continue;
+        };
+        if spec.kind == ParamKind::Bool {
+            continue;
+        }
+        prop.insert("default".into(), schema_number(spec, spec.default));
+        prop.insert("minimum".into(), schema_number(spec, spec.min));
+        prop.insert("maximum".into(), schema_number(spec, spec.max));
+    }
+}
+
+/// A bound as the JSON number a person would write: floats through their `f32` text, so
+/// 0.05 appears as 0.05 and not as its `f64` widening.
+#[cfg(feature = "schema")]
+fn schema_number(spec: &ParamSpec, v: f64) -> serde_json::Value {
+    match spec.kind {
+        ParamKind::Int => serde_json::Value::from(v as u64),
+        _ => format!("{}", v as f32)
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number),
     }
 }
 

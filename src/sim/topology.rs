@@ -9,9 +9,13 @@ use glam::Vec3;
 /// apart. Stretch is solved with its own stiffness, shear and bend share the other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ConstraintKind {
+    /// Stretch between neighbours in a row.
     StretchHorizontal,
+    /// Stretch between neighbours in a column (the hard constraints are these).
     StretchVertical,
+    /// A diagonal of a grid cell.
     Shear,
+    /// Two apart along a row or a column.
     Bend,
 }
 
@@ -41,21 +45,42 @@ pub struct Link {
 /// Errors building a topology.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TopologyError {
+    /// Fewer than 2 columns or rows.
     #[error("a cloth grid needs at least 2 columns and 2 rows, got {cols} x {rows}")]
-    TooSmall { cols: usize, rows: usize },
+    TooSmall {
+        /// Columns given.
+        cols: usize,
+        /// Rows given.
+        rows: usize,
+    },
+    /// The rest positions are not `cols * rows`.
     #[error("a {cols} x {rows} grid needs {expected} rest positions, got {got}")]
     WrongCount {
+        /// Columns given.
         cols: usize,
+        /// Rows given.
         rows: usize,
+        /// `cols * rows`.
         expected: usize,
+        /// Positions given.
         got: usize,
     },
+    /// A rest position is NaN or infinite.
     #[error("rest position {index} is not finite")]
-    NotFinite { index: usize },
+    NotFinite {
+        /// The particle.
+        index: usize,
+    },
+    /// Two particles joined by a constraint are at the same place.
     #[error(
         "particles {a} and {b} share a rest position: a constraint between them has no length"
     )]
-    Degenerate { a: usize, b: usize },
+    Degenerate {
+        /// One particle.
+        a: usize,
+        /// The other.
+        b: usize,
+    },
 }
 
 /// The cloth's shape. Particle `i` sits at column `i % cols`, row `i / cols`; row 0 is the top

@@ -1,0 +1,90 @@
+//! `cloth-tuner export` and `cloth-tuner schema`: take a preset to an engine.
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::preset::{convert_preset, Preset};
+
+/// Loads `preset`, converts it to `timestep_hz` when given, and saves it atomically to `out`.
+/// Returns the report printed for the user.
+pub fn export(preset: &Path, timestep_hz: Option<f64>, out: &Path) -> anyhow::Result<String> {
+    let original = Preset::load(preset)?;
+    let from_hz = original.params.timestep_hz;
+    let (exported, changes) = match timestep_hz {
+        None => (original, Vec::new()),
+        Some(hz) => convert_preset(&original, hz as f32)
+            .with_context(|| format!("--timestep-hz {hz}: cannot convert {}", preset.display()))
+            .and_then(|(p, changes)| {
+                // An f64 the f32 cannot hold exactly is still refused by the range check;
+                // catch a rate that only rounds into range too.
+                if (p.params.timestep_hz as f64 - hz).abs() > 1e-3 * hz.abs().max(1.0) {
+                    anyhow::bail!("--timestep-hz {hz}: not a representable time step");
+                }
+                Ok((p, changes))
+            })?,
+    };
+    exported.save(out)?;
+    let to_hz = exported.params.timestep_hz;
+    let mut report = format!(
+        "{} ({from_hz} Hz) -> {} ({to_hz} Hz)\n",
+        preset.display(),
+        out.display()
+    );
+    if changes.is_empty() {
+        report.push_str("  no time-step-dependent knob changed\n");
+    }
+    for c in changes.iter().filter(|c| c.field != "timestep_hz") {
+        report.push_str(&format!(
+            "  {:<22} {} -> {}\n",
+            c.field, c.from as f32, c.to as f32
+        ));
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_converts_records_and_saves() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("tweed_30hz.json");
+        let report = export(Path::new("presets/tweed.json"), Some(30.0), &out).unwrap();
+        assert!(report.contains("(60 Hz) ->"), "{report}");
+        assert!(report.contains("iterations"), "{report}");
+        let p = Preset::load(&out).unwrap();
+        assert_eq!(p.params.timestep_hz, 30.0);
+        assert_eq!(p.params.iterations, 8);
+        assert_eq!(p.converted_from_hz, Some(60.0));
+        // Without a rate: the preset as it is, canonical.
+        let same = dir.path().join("tweed.json");
+        export(Path::new("presets/tweed.json"), None, &same).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&same).unwrap(),
+            std::fs::read_to_string("presets/tweed.json").unwrap()
+        );
+    }
+
+    #[test]
+    fn export_errors_name_the_file_the_flag_and_the_range() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.json");
+        let e = export(Path::new("presets/tweed.json"), Some(300.0), &out).unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(msg.contains("--timestep-hz 300"), "{msg}");
+        assert!(msg.contains("allowed 15 to 240 Hz"), "{msg}");
+        assert!(!out.exists());
+        let missing = dir.path().join("no/such/folder/x.json");
+        let e = export(Path::new("presets/tweed.json"), Some(30.0), &missing).unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(msg.contains("no/such/folder/x.json"), "{msg}");
+        assert!(msg.contains("cannot create a temporary file"), "{msg}");
+        let e = export(Path::new("presets/none.json"), Some(30.0), &out).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("presets/none.json: cannot read"),
+            "{e:#}"
+        );
+    }
+}

@@ -1,0 +1,281 @@
+//! Migration of older preset files to the current format version ([`super::VERSION`]).
+//!
+//! [`super::Preset::load`] calls [`migrate`] for any file whose `version` is below the current
+//! one, then reads the result exactly like a current file, so every check (unknown fields,
+//! types, ranges) applies to old files too. Messages point at the old field in the old file.
+//!
+//! # Version 0 to version 1
+//!
+//! Version 0 (the prototype's format) kept the knobs in a `fabric` object, some of them in
+//! nested groups and under other names, and stored the time step as `dt` in seconds:
+//!
+//! | version 0 (`fabric.` ...) | version 1 (`params.` ...) | conversion |
+//! |---|---|---|
+//! | `dt` (s) | `timestep_hz` (Hz) | `1 / dt`, rounded to 0.001 Hz |
+//! | `solver_passes` | `iterations` | |
+//! | `gravity` | `gravity` | |
+//! | `damping` | `damping` | |
+//! | `friction` | `contact_damping` | |
+//! | `stretch` | `stretch_stiffness` | |
+//! | `bend` | `shear_bend_stiffness` | |
+//! | `mass_scale` | `mass_falloff` | |
+//! | `hard_constraints` | `hard_constraints` | |
+//! | `stretch_limit` (ratio or `null`) | `deformation_limit`, `max_stretch_ratio` | a number turns the limit on with that ratio; `null` turns it off |
+//! | `edge.damping` | `edge_damping` | |
+//! | `edge.wind` | `edge_wind_scale` | |
+//! | `edge.world_fraction` | `edge_world_motion_fraction` | |
+//! | `edge.max_distance_scale` | `edge_max_distance_scale` | |
+//! | `wind.direction_deg` | `wind_direction_deg` | |
+//! | `wind.speed` | `wind_speed` | |
+//! | `wind.drag` | `wind_drag` | |
+//! | `wind.gust` | `gust_amplitude` | |
+//! | `wind.gust_hz` | `gust_frequency` | |
+//! | `world_fraction` | `world_motion_fraction` | |
+//! | `max_distance.top` | `max_distance_top` | |
+//! | `max_distance.hem` | `max_distance_hem` | |
+//! | `max_distance.exponent` | `max_distance_exponent` | |
+//! | `margin` | `collision_margin` | |
+//!
+//! Everything else (`format`, `name`, `description`, `garment`) is unchanged; `fabric` becomes
+//! `params` and `version` becomes 1. A knob missing from a version 0 file takes its version 1
+//! default. The per-step values keep their meaning: version 0 files step at `1 / dt`.
+
+use serde_json::{Map, Value};
+
+use super::VERSION;
+
+/// The oldest format version [`migrate`] reads.
+pub const OLDEST_VERSION: u32 = 0;
+
+/// Version 0 field paths (under `fabric`) and the version 1 names (under `params`) they
+/// become. `dt` and `stretch_limit` are converted, the rest copied.
+pub const V0_FIELDS: &[(&str, &str)] = &[
+    ("dt", "timestep_hz"),
+    ("solver_passes", "iterations"),
+    ("gravity", "gravity"),
+    ("damping", "damping"),
+    ("friction", "contact_damping"),
+    ("stretch", "stretch_stiffness"),
+    ("bend", "shear_bend_stiffness"),
+    ("mass_scale", "mass_falloff"),
+    ("hard_constraints", "hard_constraints"),
+    ("stretch_limit", "max_stretch_ratio"),
+    ("edge.damping", "edge_damping"),
+    ("edge.wind", "edge_wind_scale"),
+    ("edge.world_fraction", "edge_world_motion_fraction"),
+    ("edge.max_distance_scale", "edge_max_distance_scale"),
+    ("wind.direction_deg", "wind_direction_deg"),
+    ("wind.speed", "wind_speed"),
+    ("wind.drag", "wind_drag"),
+    ("wind.gust", "gust_amplitude"),
+    ("wind.gust_hz", "gust_frequency"),
+    ("world_fraction", "world_motion_fraction"),
+    ("max_distance.top", "max_distance_top"),
+    ("max_distance.hem", "max_distance_hem"),
+    ("max_distance.exponent", "max_distance_exponent"),
+    ("margin", "collision_margin"),
+];
+
+/// Why an old document could not be migrated.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("field `{field}`: {message}")]
+pub struct MigrateError {
+    /// The field in the old document (`fabric.dt`).
+    pub field: String,
+    /// The key path of that field in the old document, to find it in the text.
+    pub location: Vec<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl MigrateError {
+    fn new(field: &str, message: String) -> Self {
+        Self {
+            field: field.to_string(),
+            location: field.split('.').map(str::to_string).collect(),
+            message,
+        }
+    }
+}
+
+/// Turns a preset document of format version `from` into a current one, one version at a
+/// time. The result still has to be read and validated like any current file. A document
+/// already at [`VERSION`] is returned unchanged.
+pub fn migrate(doc: Value, from: u32) -> Result<Value, MigrateError> {
+    let mut doc = doc;
+    let mut version = from;
+    while version < VERSION {
+        doc = match version {
+            0 => v0_to_v1(doc)?,
+            v => {
+                return Err(MigrateError::new(
+                    "version",
+                    format!("no migration from version {v} (this cloth-tuner reads {OLDEST_VERSION} to {VERSION})"),
+                ))
+            }
+        };
+        version += 1;
+    }
+    Ok(doc)
+}
+
+/// Where a current-version field (`params.damping`) came from in a document of version
+/// `from`, as a key path (`["fabric", "damping"]`), for messages about migrated files.
+pub fn source_path(from: u32, field: &str) -> Vec<String> {
+    let split = |s: &str| s.split('.').map(str::to_string).collect::<Vec<_>>();
+    if from == 0 {
+        if let Some(name) = field.strip_prefix("params.") {
+            let name = if name == "deformation_limit" {
+                "max_stretch_ratio"
+            } else {
+                name
+            };
+            if let Some((old, _)) = V0_FIELDS.iter().find(|(_, new)| *new == name) {
+                return split(&format!("fabric.{old}"));
+            }
+            return vec!["fabric".to_string()];
+        }
+        if field == "params" {
+            return vec!["fabric".to_string()];
+        }
+    }
+    split(field)
+}
+
+fn v0_to_v1(doc: Value) -> Result<Value, MigrateError> {
+    let Value::Object(mut top) = doc else {
+        return Err(MigrateError::new(
+            "version",
+            "a version 0 preset is a JSON object".to_string(),
+        ));
+    };
+    if top.contains_key("params") {
+        return Err(MigrateError::new(
+            "version",
+            "version 0 presets keep their knobs in `fabric`, but this file has `params` (the \
+             version 1 layout): is its `version` right?"
+                .to_string(),
+        ));
+    }
+    let mut params = Map::new();
+    match top.remove("fabric") {
+        None => {}
+        Some(Value::Object(fabric)) => flatten_v0(&fabric, "", &mut params)?,
+        Some(other) => {
+            return Err(MigrateError::new(
+                "fabric",
+                format!("expected an object, found {other}"),
+            ))
+        }
+    }
+    top.insert("version".to_string(), Value::from(1u32));
+    top.insert("params".to_string(), Value::Object(params));
+    Ok(Value::Object(top))
+}
+
+fn flatten_v0(
+    group: &Map<String, Value>,
+    prefix: &str,
+    out: &mut Map<String, Value>,
+) -> Result<(), MigrateError> {
+    for (key, value) in group {
+        let old = format!("{prefix}{key}");
+        if let Value::Object(inner) = value {
+            if V0_FIELDS
+                .iter()
+                .any(|(f, _)| f.starts_with(&format!("{old}.")))
+            {
+                flatten_v0(inner, &format!("{old}."), out)?;
+                continue;
+            }
+        }
+        let field = format!("fabric.{old}");
+        let Some((_, new)) = V0_FIELDS.iter().find(|(f, _)| *f == old) else {
+            return Err(MigrateError::new(
+                &field,
+                format!("unknown field `{key}` in a version 0 preset"),
+            ));
+        };
+        match *new {
+            "timestep_hz" => {
+                let hz = value
+                    .as_f64()
+                    .filter(|dt| dt.is_finite() && *dt > 0.0)
+                    .map(|dt| (1000.0 / dt).round() / 1000.0)
+                    .ok_or_else(|| {
+                        MigrateError::new(
+                            &field,
+                            format!(
+                                "expected the time step in seconds (1/240 to 1/15), found {value}"
+                            ),
+                        )
+                    })?;
+                out.insert(new.to_string(), Value::from(hz));
+            }
+            "max_stretch_ratio" => {
+                let on = !value.is_null();
+                out.insert("deformation_limit".to_string(), Value::Bool(on));
+                if on {
+                    out.insert(new.to_string(), value.clone());
+                }
+            }
+            _ => {
+                out.insert(new.to_string(), value.clone());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::FabricParams;
+
+    #[test]
+    fn every_current_knob_has_a_version_0_source() {
+        for spec in FabricParams::SPECS {
+            let found = spec.name == "deformation_limit"
+                || V0_FIELDS.iter().any(|(_, new)| *new == spec.name);
+            assert!(found, "{} has no version 0 field", spec.name);
+        }
+        assert_eq!(V0_FIELDS.len() + 1, FabricParams::SPECS.len());
+    }
+
+    #[test]
+    fn dt_becomes_hz_and_the_stretch_limit_becomes_a_switch() {
+        let doc = serde_json::json!({
+            "format": "cloth-tuner-preset", "version": 0, "name": "x",
+            "fabric": { "dt": 0.016666668, "stretch_limit": null, "edge": { "wind": 2.0 } }
+        });
+        let v1 = migrate(doc, 0).unwrap();
+        assert_eq!(v1["version"], 1);
+        assert_eq!(v1["params"]["timestep_hz"], 60.0);
+        assert_eq!(v1["params"]["deformation_limit"], false);
+        assert_eq!(v1["params"]["edge_wind_scale"], 2.0);
+        assert!(v1.get("fabric").is_none());
+        let doc = serde_json::json!({ "version": 0, "fabric": { "dt": 0.0333333, "stretch_limit": 1.05 } });
+        let v1 = migrate(doc, 0).unwrap();
+        assert_eq!(v1["params"]["timestep_hz"], 30.0);
+        assert_eq!(v1["params"]["deformation_limit"], true);
+        assert_eq!(v1["params"]["max_stretch_ratio"], 1.05);
+    }
+
+    #[test]
+    fn bad_version_0_fields_are_named() {
+        let e = migrate(serde_json::json!({ "fabric": { "dt": -1 } }), 0).unwrap_err();
+        assert_eq!(e.field, "fabric.dt");
+        let e = migrate(
+            serde_json::json!({ "fabric": { "edge": { "colour": 1 } } }),
+            0,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "fabric.edge.colour");
+        assert_eq!(e.location, vec!["fabric", "edge", "colour"]);
+        assert_eq!(
+            source_path(0, "params.gust_frequency"),
+            vec!["fabric", "wind", "gust_hz"]
+        );
+        assert_eq!(source_path(1, "params.damping"), vec!["params", "damping"]);
+    }
+}

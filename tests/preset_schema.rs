@@ -1,0 +1,127 @@
+//! The committed JSON Schema (`presets/schema.json`) is the one the code generates, and every
+//! shipped preset validates against it with an independent validator (the `boon` crate).
+#![cfg(feature = "schema")]
+
+use cloth_tuner::preset::{schema, Preset};
+use serde_json::Value;
+
+const SCHEMA_FILE: &str = "presets/schema.json";
+
+fn shipped_presets() -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir("presets")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("schema.json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The committed schema, compiled by an independent validator.
+struct Validator {
+    schemas: boon::Schemas,
+    index: boon::SchemaIndex,
+}
+
+impl Validator {
+    fn errors(&self, doc: &Value) -> Vec<String> {
+        match self.schemas.validate(doc, self.index) {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![format!("{e:#}")],
+        }
+    }
+
+    fn is_valid(&self, doc: &Value) -> bool {
+        self.schemas.validate(doc, self.index).is_ok()
+    }
+}
+
+fn validator() -> Validator {
+    let text = std::fs::read_to_string(SCHEMA_FILE).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler
+        .add_resource("file:///presets/schema.json", schema)
+        .unwrap();
+    let index = compiler
+        .compile("file:///presets/schema.json", &mut schemas)
+        .unwrap_or_else(|e| panic!("{SCHEMA_FILE}: {e:#}"));
+    Validator { schemas, index }
+}
+
+#[test]
+fn the_committed_schema_is_current() {
+    let generated = schema::schema_text();
+    if std::env::var_os("CLOTH_TUNER_UPDATE_SCHEMA").is_some() {
+        std::fs::write(SCHEMA_FILE, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(SCHEMA_FILE).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{SCHEMA_FILE} differs from the schema the code generates: regenerate it with \
+         `cargo run -- schema > {SCHEMA_FILE}` (or `CLOTH_TUNER_UPDATE_SCHEMA=1 cargo test --test preset_schema`)"
+    );
+}
+
+#[test]
+fn every_shipped_preset_validates_against_the_schema() {
+    let v = validator();
+    let files = shipped_presets();
+    assert!(files.len() >= 3, "{files:?}");
+    for file in files {
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(v.errors(&doc), Vec::<String>::new(), "{}", file.display());
+        // And the loader agrees.
+        Preset::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn the_schema_refuses_what_the_loader_refuses() {
+    let v = validator();
+    let tweed: Value =
+        serde_json::from_str(&std::fs::read_to_string("presets/tweed.json").unwrap()).unwrap();
+    let with = |pointer: &str, value: Value| {
+        let mut doc = tweed.clone();
+        *doc.pointer_mut(pointer).unwrap() = value;
+        doc
+    };
+    // Out of range, per the ranges table.
+    let e = v.errors(&with("/params/damping", 1.5.into()));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("/params/damping"), "{e:?}");
+    assert!(!v.is_valid(&with("/params/timestep_hz", 300.0.into())));
+    assert!(!v.is_valid(&with("/params/iterations", 33.into())));
+    assert!(!v.is_valid(&with("/params/iterations", 2.5.into())));
+    assert!(!v.is_valid(&with("/params/collision_margin", 0.051.into())));
+    assert!(v.is_valid(&with("/params/collision_margin", 0.05.into())));
+    // Wrong type, wrong version, wrong garment, unknown field.
+    assert!(!v.is_valid(&with("/params/hard_constraints", "yes".into())));
+    assert!(!v.is_valid(&with("/version", 2.into())));
+    assert!(!v.is_valid(&with("/garment", "cape".into())));
+    let mut unknown = tweed.clone();
+    unknown["params"]["stifness"] = 0.5.into();
+    assert!(!v.is_valid(&unknown));
+    // The conversion record is optional and bounded like the time step.
+    let mut converted = tweed.clone();
+    converted["converted_from_hz"] = 60.0.into();
+    assert!(v.is_valid(&converted));
+    converted["converted_from_hz"] = 500.0.into();
+    assert!(!v.is_valid(&converted));
+}
+
+#[test]
+fn schema_ranges_come_from_the_parameter_table() {
+    let s = schema::schema();
+    let props = &s["$defs"]["FabricParams"]["properties"];
+    for spec in cloth_tuner::sim::FabricParams::SPECS {
+        let p = &props[spec.name];
+        assert!(p.is_object(), "{} missing from the schema", spec.name);
+        if spec.kind != cloth_tuner::sim::ParamKind::Bool {
+            let min = p["minimum"].as_f64().unwrap();
+            let max = p["maximum"].as_f64().unwrap();
+            assert_eq!((min as f32, max as f32), (spec.min as f32, spec.max as f32));
+        }
+    }
+}
