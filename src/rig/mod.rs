@@ -35,9 +35,9 @@ mod clip;
 mod ellipsoid;
 pub mod generate;
 pub mod jacket;
+mod mesh;
 pub mod metrics;
 mod scene;
-mod mesh;
 mod skeleton;
 
 pub use character::{Character, RigError};
