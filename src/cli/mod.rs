@@ -68,6 +68,27 @@ pub enum Command {
     },
     /// Print the JSON Schema of the preset file (`presets/schema.json` is this output).
     Schema,
+    /// Measure how well time-step conversion holds: how far the hem's trajectory on a clip
+    /// departs from the preset at its own rate when run at each other rate, converted (as
+    /// `export` writes it) and unconverted (the same knobs at the new rate). RMS and largest
+    /// distance in cm.
+    Drift {
+        /// The preset file.
+        #[arg(long)]
+        preset: PathBuf,
+        /// Rates to compare against, comma separated (15 to 240 Hz).
+        #[arg(long, value_name = "HZ,HZ", value_delimiter = ',', required = true)]
+        timestep_hz: Vec<f32>,
+        /// The clip.
+        #[arg(long, default_value = "dodge")]
+        clip: String,
+        /// Simulated seconds.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs the command line and returns the process exit code.
@@ -122,6 +143,29 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             out,
         }) => {
             print!("{}", export::export(&preset, timestep_hz, &out)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Drift {
+            preset,
+            timestep_hz,
+            clip,
+            seconds,
+            json,
+        }) => {
+            if !(seconds.is_finite() && seconds > 0.0 && seconds <= 600.0) {
+                anyhow::bail!("--seconds must be more than 0 and at most 600, got {seconds}");
+            }
+            let preset = Preset::load(&preset)?;
+            let character = std::sync::Arc::new(crate::rig::Character::builtin());
+            let rows = timestep_hz
+                .iter()
+                .map(|&hz| crate::rig::drift::drift(character.clone(), &preset, &clip, hz, seconds))
+                .collect::<Result<Vec<_>, _>>()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&rows)?);
+            } else {
+                print!("{}", crate::rig::drift::table(&rows));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Schema) => {

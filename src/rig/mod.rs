@@ -32,6 +32,7 @@
 
 mod character;
 mod clip;
+pub mod drift;
 mod ellipsoid;
 pub mod generate;
 pub mod jacket;

@@ -1,0 +1,169 @@
+//! How well a time-step conversion holds: the hem's trajectory on a clip with the preset at its
+//! own rate, against the converted preset at another rate and against the same knobs simply run
+//! at that rate.
+
+use std::sync::Arc;
+
+use glam::Vec3;
+use serde::Serialize;
+
+use super::{Character, Scene, SceneError};
+use crate::preset::convert::{convert_preset, retimed, ConvertError};
+use crate::preset::Preset;
+
+/// Why a drift measurement could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum DriftError {
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+}
+
+/// One row of the drift table: centimetres between the hem of the preset at its own rate and
+/// the hem at `to_hz`, converted and unconverted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DriftRow {
+    pub preset: String,
+    pub clip: String,
+    pub from_hz: f32,
+    pub to_hz: f32,
+    pub seconds: f64,
+    pub converted_rms_cm: f32,
+    pub converted_max_cm: f32,
+    pub unconverted_rms_cm: f32,
+    pub unconverted_max_cm: f32,
+}
+
+impl DriftRow {
+    /// Converted drift as a share of unconverted drift (RMS): below 1/3 is the target.
+    pub fn ratio(&self) -> f32 {
+        if self.unconverted_rms_cm > 0.0 {
+            self.converted_rms_cm / self.unconverted_rms_cm
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The hem particles' positions relative to the body (character space) after every step.
+struct Trajectory {
+    dt: f64,
+    samples: Vec<Vec<Vec3>>,
+}
+
+impl Trajectory {
+    fn record(
+        character: Arc<Character>,
+        preset: &Preset,
+        clip: &str,
+        seconds: f64,
+    ) -> Result<Self, SceneError> {
+        let mut scene = Scene::new(character, preset, clip)?;
+        scene.set_skin_body(false);
+        let topo = scene.cloth().topology();
+        let hem: Vec<usize> = ((topo.rows - 1) * topo.cols..topo.rows * topo.cols).collect();
+        let dt = 1.0 / preset.params.timestep_hz as f64;
+        let steps = (seconds / dt).round() as usize;
+        let mut samples = Vec::with_capacity(steps + 1);
+        let take = |s: &Scene| {
+            hem.iter()
+                .map(|&i| s.cloth().positions()[i])
+                .collect::<Vec<_>>()
+        };
+        samples.push(take(&scene));
+        for _ in 0..steps {
+            scene.step();
+            samples.push(take(&scene));
+        }
+        Ok(Self { dt, samples })
+    }
+
+    /// The hem at time `t`, linearly between steps.
+    fn at(&self, t: f64, out: &mut [Vec3]) {
+        let f = (t / self.dt).clamp(0.0, (self.samples.len() - 1) as f64);
+        let i = (f.floor() as usize).min(self.samples.len().saturating_sub(2));
+        let w = (f - i as f64) as f32;
+        let (a, b) = (
+            &self.samples[i],
+            &self.samples[(i + 1).min(self.samples.len() - 1)],
+        );
+        for ((o, p), q) in out.iter_mut().zip(a).zip(b) {
+            *o = p.lerp(*q, w);
+        }
+    }
+
+    /// RMS and largest distance (cm) from `reference` at every one of its samples.
+    fn distance_from(&self, reference: &Trajectory) -> (f32, f32) {
+        let n = reference.samples[0].len();
+        let mut here = vec![Vec3::ZERO; n];
+        let (mut sum, mut count, mut max) = (0f64, 0usize, 0f32);
+        for (k, r) in reference.samples.iter().enumerate() {
+            self.at(k as f64 * reference.dt, &mut here);
+            for (p, q) in here.iter().zip(r) {
+                let d = p.distance(*q);
+                sum += (d as f64).powi(2);
+                count += 1;
+                max = max.max(d);
+            }
+        }
+        (
+            ((sum / count.max(1) as f64).sqrt() * 100.0) as f32,
+            max * 100.0,
+        )
+    }
+}
+
+/// Measures how far the hem departs from the preset at its own rate when run at `to_hz`,
+/// converted ([`convert_preset`]) and unconverted ([`retimed`]), over `seconds` of `clip`.
+pub fn drift(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    to_hz: f32,
+    seconds: f64,
+) -> Result<DriftRow, DriftError> {
+    let (converted, _) = convert_preset(preset, to_hz)?;
+    let unconverted = Preset {
+        params: retimed(&preset.params, to_hz)?,
+        ..preset.clone()
+    };
+    let original = Trajectory::record(character.clone(), preset, clip, seconds)?;
+    let conv = Trajectory::record(character.clone(), &converted, clip, seconds)?;
+    let plain = Trajectory::record(character, &unconverted, clip, seconds)?;
+    let (converted_rms_cm, converted_max_cm) = conv.distance_from(&original);
+    let (unconverted_rms_cm, unconverted_max_cm) = plain.distance_from(&original);
+    Ok(DriftRow {
+        preset: preset.name.clone(),
+        clip: clip.to_string(),
+        from_hz: preset.params.timestep_hz,
+        to_hz,
+        seconds,
+        converted_rms_cm,
+        converted_max_cm,
+        unconverted_rms_cm,
+        unconverted_max_cm,
+    })
+}
+
+/// The rows as a Markdown table.
+pub fn table(rows: &[DriftRow]) -> String {
+    let mut s = String::from(
+        "| preset | clip | from | to | converted drift RMS / max (cm) | unconverted drift RMS / max (cm) | converted / unconverted |\n|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {} | {} Hz | {} Hz | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} |\n",
+            r.preset,
+            r.clip,
+            r.from_hz,
+            r.to_hz,
+            r.converted_rms_cm,
+            r.converted_max_cm,
+            r.unconverted_rms_cm,
+            r.unconverted_max_cm,
+            r.ratio()
+        ));
+    }
+    s
+}

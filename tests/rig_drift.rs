@@ -1,0 +1,39 @@
+//! Time-step conversion measured on the character: the drift between hem trajectories.
+
+use std::sync::Arc;
+
+use cloth_tuner::preset::Preset;
+use cloth_tuner::rig::drift::{drift, table, DriftError};
+use cloth_tuner::rig::Character;
+
+#[test]
+fn the_preset_against_itself_does_not_drift() {
+    let c = Arc::new(Character::builtin());
+    let preset = Preset::load("presets/tweed.json").unwrap();
+    let row = drift(c, &preset, "walk", 60.0, 1.0).unwrap();
+    assert_eq!(row.converted_rms_cm, 0.0);
+    assert_eq!(row.unconverted_max_cm, 0.0);
+}
+
+#[test]
+fn another_rate_drifts_a_finite_amount_and_the_table_shows_it() {
+    let c = Arc::new(Character::builtin());
+    let preset = Preset::load("presets/down_jacket.json").unwrap();
+    let row = drift(c, &preset, "idle", 30.0, 1.0).unwrap();
+    assert!(row.converted_rms_cm.is_finite() && row.unconverted_rms_cm.is_finite());
+    assert!(row.unconverted_rms_cm > 0.0);
+    assert!(row.converted_max_cm >= row.converted_rms_cm);
+    let t = table(&[row]);
+    assert!(t.contains("| Down jacket | idle | 60 Hz | 30 Hz |"), "{t}");
+}
+
+#[test]
+fn a_rate_out_of_range_or_an_unknown_clip_is_refused() {
+    let c = Arc::new(Character::builtin());
+    let preset = Preset::load("presets/tweed.json").unwrap();
+    let e = drift(c.clone(), &preset, "walk", 500.0, 1.0).unwrap_err();
+    assert!(matches!(e, DriftError::Convert(_)));
+    assert!(e.to_string().contains("allowed 15 to 240 Hz"), "{e}");
+    let e = drift(c, &preset, "moonwalk", 30.0, 1.0).unwrap_err();
+    assert!(e.to_string().contains("unknown clip `moonwalk`"), "{e}");
+}
