@@ -402,14 +402,26 @@ impl JacketRig {
     }
 
     /// Each particle's reference point for this pose: its rest position skinned to its
-    /// nearest torso bone (top row: blended with the side bone on its side).
+    /// nearest torso bone, plus the lift of its column's top particle (how far the shoulder
+    /// pads moved it from where the chest alone would put it). The jacket is parented top
+    /// down, as in the article: when the shoulders rise, the whole column's reference rises
+    /// with them, so the hard constraints and the max distance agree.
     pub fn references(&self, frame: &JacketFrame, out: &mut [Vec3]) {
-        for ((o, b), rest) in out
+        let cols = self.topology.cols;
+        let chest = frame.driver_skin[self.bones.chest];
+        for (i, ((o, b), rest)) in out
             .iter_mut()
             .zip(&self.particle_binding)
             .zip(&self.topology.rest)
+            .enumerate()
         {
             *o = blend_point(&frame.driver_skin, b, *rest);
+            if i >= cols {
+                let top = self.topology.rest[i % cols];
+                let lift = blend_point(&frame.driver_skin, &self.particle_binding[i % cols], top)
+                    - chest.transform_point3(top);
+                *o += lift;
+            }
         }
     }
 
@@ -476,14 +488,10 @@ impl JacketRig {
             .min_by(|x, y| x.1.total_cmp(&y.1))
             .map(|(bone, _)| bone)
             .unwrap_or(b.chest);
-        let top = self.top_binding(p);
-        let w_top = (1.0 - depth / 0.35).max(0.0).powi(2);
-        [
-            (top[0].0, top[0].1 * w_top),
-            (top[1].0, top[1].1 * w_top),
-            (nearest as u16, 1.0 - w_top),
-            (0, 0.0),
-        ]
+        if depth == 0.0 {
+            return self.top_binding(p);
+        }
+        [(nearest as u16, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)]
     }
 }
 

@@ -412,9 +412,17 @@ impl Scene {
         // it instead of swallowing it).
         let margin = self.params.collision_margin + 0.005;
         let pinned = &self.rig.topology.pinned;
+        // Overlapping ellipsoids (hips, upper and lower thigh) can push a point from one into
+        // the next: sweep until nothing moves, a few times at most.
         for (r, _) in self.references.iter_mut().zip(pinned).filter(|(_, &p)| !p) {
-            for c in &self.colliders[..self.body_colliders] {
-                *r = c.push_out(*r, margin);
+            for _ in 0..4 {
+                let before = *r;
+                for c in &self.colliders[..self.body_colliders] {
+                    *r = c.push_out(*r, margin);
+                }
+                if *r == before {
+                    break;
+                }
             }
         }
         self.colliders.push(Collider::Plane {

@@ -38,8 +38,10 @@ pub const EXPLODE_MIN_DISTANCE: f32 = 0.1;
 pub const TELEPORT_DISTANCE: f32 = 2.0;
 /// Character turning above this many radians in one step is a cut too.
 pub const TELEPORT_ANGLE: f32 = 1.0;
+/// Sweeps over the colliders in the final collision pass.
+const FINAL_COLLISION_SWEEPS: usize = 4;
 /// Collision corrections per particle inside the hard pass.
-const HARD_COLLISION_PASSES: usize = 3;
+const HARD_COLLISION_PASSES: usize = 6;
 /// Passes of the deformation limit per step.
 const LIMIT_PASSES: usize = 2;
 
@@ -518,6 +520,20 @@ impl Cloth {
                     continue;
                 }
                 let mut x = top + d * (l.rest / len);
+                // Keep it within its max distance where the rest length allows: swing it on
+                // the sphere around its upper neighbour toward its reference point.
+                let (r, md) = (reference[b], self.max_distance[b]);
+                if x.distance_squared(r) > md * md {
+                    let current = (x - top) / l.rest;
+                    let toward = (r - top).normalize_or(current);
+                    for k in 1..=4 {
+                        let dir = current.lerp(toward, k as f32 * 0.25).normalize_or(current);
+                        x = top + dir * l.rest;
+                        if x.distance_squared(r) <= md * md {
+                            break;
+                        }
+                    }
+                }
                 // Keep the particle out of the body while it stays at rest length: push it out,
                 // then swing it back onto the sphere around its upper neighbour, so the column
                 // wraps around a leg instead of passing through it.
@@ -536,6 +552,24 @@ impl Cloth {
                     }
                     x = top + e * (l.rest / elen);
                 }
+                // Where swinging was not enough, push it out after all (and count it): the
+                // particles below are then placed from here, so only this link is off.
+                let swung = x;
+                for _ in 0..FINAL_COLLISION_SWEEPS {
+                    let start = x;
+                    for c in input.colliders {
+                        x = c.push_out_toward(x, reference[b], p.collision_margin);
+                    }
+                    if x == start {
+                        break;
+                    }
+                }
+                if x != swung {
+                    self.contact[b] = true;
+                    self.stats.post_hard_pushes += 1;
+                    self.stats.post_hard_push_max =
+                        self.stats.post_hard_push_max.max(x.distance(swung));
+                }
                 self.pos[b] = x;
             }
             // The hard pass may pull a particle into a collider: push it out again.
@@ -545,8 +579,16 @@ impl Cloth {
                 }
                 let before = self.pos[i];
                 let mut x = before;
-                for c in input.colliders {
-                    x = c.push_out_toward(x, reference[i], p.collision_margin);
+                // Sweep until nothing moves: overlapping colliders can hand a particle back
+                // and forth.
+                for _ in 0..FINAL_COLLISION_SWEEPS {
+                    let start = x;
+                    for c in input.colliders {
+                        x = c.push_out_toward(x, reference[i], p.collision_margin);
+                    }
+                    if x == start {
+                        break;
+                    }
                 }
                 if x != before {
                     let moved = x.distance(before);
