@@ -243,3 +243,42 @@ fn motion_end_is_found_for_the_clip_that_stops() {
     );
     let _ = Vec3::ZERO;
 }
+
+#[test]
+fn the_three_presets_are_measurably_different_fabrics() {
+    // On the same clip, every pair of presets differs by at least 20 % in at least two of
+    // the simulate metrics.
+    let c = character();
+    let metrics: Vec<_> = PRESETS
+        .iter()
+        .map(|f| simulate(c.clone(), &Preset::load(f).unwrap(), "dodge", 3.0).unwrap())
+        .collect();
+    let values = |m: &cloth_tuner::rig::metrics::Metrics| {
+        [
+            ("hem swing peak", m.hem_swing_peak_cm),
+            ("hem swing rms", m.hem_swing_rms_cm),
+            ("edge/interior", m.edge_interior_motion_ratio),
+            ("saturation", m.max_distance_saturation_pct),
+        ]
+    };
+    for i in 0..3 {
+        for j in i + 1..3 {
+            let (a, b) = (values(&metrics[i]), values(&metrics[j]));
+            let differing: Vec<&str> = a
+                .iter()
+                .zip(&b)
+                .filter(|((_, x), (_, y))| (x - y).abs() >= 0.2 * x.abs().max(y.abs()))
+                .map(|((name, _), _)| *name)
+                .collect();
+            assert!(
+                differing.len() >= 2,
+                "{} and {} differ by 20 % only in {:?}: {:?} vs {:?}",
+                metrics[i].preset,
+                metrics[j].preset,
+                differing,
+                a,
+                b
+            );
+        }
+    }
+}
