@@ -282,3 +282,22 @@ fn the_three_presets_are_measurably_different_fabrics() {
         }
     }
 }
+
+#[test]
+fn after_a_sprint_stops_the_heavy_tweed_swings_longer_than_the_stiff_down_jacket() {
+    let c = character();
+    let settle = |file: &str| {
+        let m = simulate(c.clone(), &Preset::load(file).unwrap(), "sprint_stop", 6.0).unwrap();
+        assert!(m.motion_end_s.is_some());
+        m.settle_time_s
+            .unwrap_or_else(|| panic!("{file} did not settle: {m:?}"))
+    };
+    let (tweed, down) = (
+        settle("presets/tweed.json"),
+        settle("presets/down_jacket.json"),
+    );
+    assert!(
+        tweed > down * 1.5,
+        "tweed settles in {tweed} s, down jacket in {down} s"
+    );
+}

@@ -34,8 +34,8 @@ pub struct Metrics {
     /// When the clip's motion stops (non-looping clips), seconds.
     pub motion_end_s: Option<f64>,
     /// Seconds after the motion stops until the hem moves slower than 5 cm/s relative to the
-    /// body and stays so; `None` when the clip never stops or the jacket had not settled by
-    /// the end of the run.
+    /// body and stays so, measured with the wind off (gusts would keep it moving); `None` when
+    /// the clip never stops or the jacket had not settled by the end of the run.
     pub settle_time_s: Option<f64>,
     /// Mean speed of edge particles over mean speed of interior particles (relative to the
     /// body).
@@ -151,6 +151,33 @@ pub fn simulate(
     let n = steps as f64;
     let stats = scene.cloth().stats();
     let motion_ended = end.is_some_and(|e| e <= scene.time());
+    // Gusts keep a hem moving for ever: the settle time comes from a second run with the wind
+    // off, so it measures the swing dying out after the motion stops.
+    if let (Some(e), true) = (end, motion_ended) {
+        if preset.params.wind_speed > 0.0 {
+            let calm = Preset {
+                params: crate::sim::FabricParams {
+                    wind_speed: 0.0,
+                    ..preset.params.clone()
+                },
+                ..preset.clone()
+            };
+            let mut still = Scene::new(character.clone(), &calm, clip)?;
+            still.set_skin_body(false);
+            settled_since = None;
+            for _ in 0..steps {
+                still.step();
+                let t = still.time();
+                if t >= e {
+                    if still.frame_stats().hem_speed < SETTLE_SPEED {
+                        settled_since.get_or_insert(t);
+                    } else {
+                        settled_since = None;
+                    }
+                }
+            }
+        }
+    }
     Ok(Metrics {
         preset: preset.name.clone(),
         clip: clip.to_string(),
