@@ -783,8 +783,8 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
                 surface_point(layout, rings, u, 0.0) + surface_normal(layout, rings, u, 0.0) * half;
             // The collar line: narrow at the neck front and back, out to the shoulder at the sides.
             let high = Vec3::new(
-                s * (0.075 + 0.13 * s.abs().powi(3)),
-                1.52 - 0.07 * s.abs(),
+                s * (0.075 + 0.16 * s.abs().powi(3)),
+                1.52 - 0.05 * s.abs(),
                 top.cz * 0.3 + a.cos() * 0.085,
             );
             // Bulge outward over the shoulder, then in to the collar.
@@ -871,16 +871,20 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
         let first = m.positions.len() as u32;
         for j in 0..=rings_n {
             let t = j as f32 / rings_n as f32;
-            let centre = start.lerp(end, t * 0.93);
-            let radius = 0.072 - 0.022 * t;
-            // Weights along the chain: each of the four arm bones covers a quarter.
+            // The sleeve starts inside the shoulder (under the yoke's edge) and flares there,
+            // so no skin shows between the yoke and the sleeve.
+            let centre = start.lerp(end, t * 0.93) - axis * (0.06 * (1.0 - t).powi(4));
+            let radius = 0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0);
+            // Weights along the chain: each of the four arm bones covers a quarter; the first
+            // rings follow the shoulder pad.
             let f = t * 3.999;
             let k = f.floor() as usize;
             let w = f - k as f32;
+            let pad = (1.0 - t * 8.0).max(0.0);
             let binding: Binding = [
-                (driver(chain[k]), 1.0 - w),
-                (driver(chain[(k + 1).min(4)]), w),
-                (0, 0.0),
+                (driver(chain[k]), (1.0 - w) * (1.0 - pad)),
+                (driver(chain[(k + 1).min(4)]), w * (1.0 - pad)),
+                (driver(rig.char_bones + s), pad),
                 (0, 0.0),
             ];
             for i in 0..around {
