@@ -163,7 +163,7 @@ fn the_hood_pendulum_swings_at_its_length() {
 }
 
 #[test]
-fn every_preset_on_every_clip_stays_finite_and_within_max_distance() {
+fn every_preset_on_every_clip_stays_finite_within_max_distance_and_out_of_the_body() {
     let c = character();
     let clips: Vec<String> = c.clip_names().map(str::to_string).collect();
     for file in PRESETS {
@@ -185,6 +185,11 @@ fn every_preset_on_every_clip_stays_finite_and_within_max_distance() {
                         "{file} {clip} step {step}: particle {i} {over} m past its max distance"
                     );
                 }
+                let depth = scene.frame_stats().max_penetration_m;
+                assert!(
+                    depth <= 0.01,
+                    "{file} {clip} step {step}: {depth} m inside a body ellipsoid"
+                );
             }
             assert_eq!(scene.cloth().stats().resets, 0, "{file} {clip}");
         }

@@ -35,9 +35,9 @@ pub struct JacketLayout {
     /// Where on the upper arm the shoulder pad looks, as a fraction from shoulder to elbow.
     /// Default 0.4.
     pub pad_target: f32,
-    /// Render columns per simulation column. Default 6.
+    /// Render columns per simulation column. Default 4.
     pub render_cols_per_sim: usize,
-    /// Render rows per simulation row. Default 5.
+    /// Render rows per simulation row. Default 4.
     pub render_rows_per_sim: usize,
     /// Fabric thickness in the render mesh (shows at the hem and front edges), metres.
     /// Default 0.008.
@@ -54,8 +54,8 @@ impl Default for JacketLayout {
             front_gap_deg: 40.0,
             clearance: 0.03,
             pad_target: 0.4,
-            render_cols_per_sim: 6,
-            render_rows_per_sim: 5,
+            render_cols_per_sim: 4,
+            render_rows_per_sim: 4,
             thickness: 0.008,
         }
     }

@@ -466,12 +466,13 @@ impl Cloth {
 
         // Contact flags were read by the Verlet pass; this step's collisions set them anew.
         self.contact.fill(false);
-        for _ in 0..p.iterations {
+        for pass in 0..p.iterations {
             relax(&mut self.pos, &self.stretch, p.stretch_stiffness);
             relax(&mut self.pos, &self.shear_bend, p.shear_bend_stiffness);
             // Contacts inside the loop, so constraints and colliders settle together instead
             // of fighting once at the end (a leg pushing into the cloth lifts it over the leg).
-            if !input.colliders.is_empty() {
+            // The last pass's contacts are the collision stage below.
+            if !input.colliders.is_empty() && pass + 1 < p.iterations {
                 self.collide(input.colliders, reference, p.collision_margin);
             }
         }
@@ -537,12 +538,14 @@ impl Cloth {
                 // Keep the particle out of the body while it stays at rest length: push it out,
                 // then swing it back onto the sphere around its upper neighbour, so the column
                 // wraps around a leg instead of passing through it.
+                let mut clear = false;
                 for _ in 0..HARD_COLLISION_PASSES {
                     let mut y = x;
                     for c in input.colliders {
                         y = c.push_out_toward(y, reference[b], p.collision_margin);
                     }
                     if y == x {
+                        clear = true;
                         break;
                     }
                     let e = y - top;
@@ -554,50 +557,29 @@ impl Cloth {
                 }
                 // Where swinging was not enough, push it out after all (and count it): the
                 // particles below are then placed from here, so only this link is off.
-                let swung = x;
-                for _ in 0..FINAL_COLLISION_SWEEPS {
-                    let start = x;
-                    for c in input.colliders {
-                        x = c.push_out_toward(x, reference[b], p.collision_margin);
+                if !clear {
+                    let swung = x;
+                    for _ in 0..FINAL_COLLISION_SWEEPS {
+                        let start = x;
+                        for c in input.colliders {
+                            x = c.push_out_toward(x, reference[b], p.collision_margin);
+                        }
+                        if x == start {
+                            break;
+                        }
                     }
-                    if x == start {
-                        break;
+                    if x != swung {
+                        self.contact[b] = true;
+                        self.stats.post_hard_pushes += 1;
+                        self.stats.post_hard_push_max =
+                            self.stats.post_hard_push_max.max(x.distance(swung));
                     }
-                }
-                if x != swung {
-                    self.contact[b] = true;
-                    self.stats.post_hard_pushes += 1;
-                    self.stats.post_hard_push_max =
-                        self.stats.post_hard_push_max.max(x.distance(swung));
                 }
                 self.pos[b] = x;
             }
-            // The hard pass may pull a particle into a collider: push it out again.
-            for i in 0..self.pos.len() {
-                if self.topo.pinned[i] {
-                    continue;
-                }
-                let before = self.pos[i];
-                let mut x = before;
-                // Sweep until nothing moves: overlapping colliders can hand a particle back
-                // and forth.
-                for _ in 0..FINAL_COLLISION_SWEEPS {
-                    let start = x;
-                    for c in input.colliders {
-                        x = c.push_out_toward(x, reference[i], p.collision_margin);
-                    }
-                    if x == start {
-                        break;
-                    }
-                }
-                if x != before {
-                    let moved = x.distance(before);
-                    self.pos[i] = x;
-                    self.contact[i] = true;
-                    self.stats.post_hard_pushes += 1;
-                    self.stats.post_hard_push_max = self.stats.post_hard_push_max.max(moved);
-                }
-            }
+            // Every particle left the hard pass outside the colliders (each is placed, and
+            // pushed out where needed, before anything below it), so what remains is the
+            // max-distance safety net.
             // The safety net, last: nothing ends beyond its max distance.
             for i in 0..self.pos.len() {
                 let over = self.pos[i].distance(reference[i]) - self.max_distance[i];
