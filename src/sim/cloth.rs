@@ -548,7 +548,10 @@ impl Cloth {
                         clear = true;
                         break;
                     }
-                    let e = y - top;
+                    // Toward the pushed point, tipped further out along the push: when the
+                    // upper particle lies on the same convex surface, the straight line to the
+                    // pushed point is a chord and would lead back inside.
+                    let e = (y - top) + (y - x);
                     let elen = e.length();
                     if elen <= 1e-9 {
                         break;
