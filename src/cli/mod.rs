@@ -7,7 +7,13 @@ use clap::{Parser, Subcommand};
 
 use crate::preset::Preset;
 
+#[cfg(feature = "gui")]
+pub mod compare;
 mod export;
+#[cfg(feature = "gui")]
+pub mod regress;
+#[cfg(feature = "gui")]
+pub mod render;
 
 /// Tune real-time cloth on an animated character and take the fabric to a game engine.
 ///
@@ -89,6 +95,77 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Pictures of a preset on a clip with no window and no X server (EGL, surfaceless): one
+    /// PNG per frame, drawn by the tuner's viewport code. Frame N is the state after N fixed
+    /// steps from the clip start. Same command, build and machine: byte-identical PNGs.
+    #[cfg(feature = "gui")]
+    Render {
+        /// The preset file.
+        #[arg(long)]
+        preset: PathBuf,
+        /// The clip: idle, walk, run, sprint_stop, turn, dodge, jump, arms_raise or aim.
+        #[arg(long, default_value = "dodge")]
+        clip: String,
+        /// Frames (fixed steps from the clip start), comma separated.
+        #[arg(long, value_name = "N,N", value_delimiter = ',', required = true)]
+        frames: Vec<u64>,
+        /// Picture size in pixels.
+        #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size_arg)]
+        size: (u32, u32),
+        /// front, side, back, three-quarter, or eye=x,y,z:target=x,y,z (world, metres).
+        #[arg(long, default_value = "front", value_parser = parse_camera_arg)]
+        camera: render::CameraSpec,
+        /// The folder for the PNGs (made if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Debug overlays to draw, comma separated or repeated.
+        #[arg(long, value_enum, value_delimiter = ',')]
+        overlay: Vec<render::OverlayName>,
+        /// No progress bar and no summary.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Compare two pictures: exit 0 when they match within the thresholds, 1 when they do
+    /// not, 2 on an error (a missing file, different sizes). Prints the largest channel
+    /// difference, the share of pixels over the threshold and where the largest cluster of
+    /// differences is.
+    #[cfg(feature = "gui")]
+    Compare {
+        /// The reference picture (PNG).
+        expected: PathBuf,
+        /// The picture to check (PNG).
+        actual: PathBuf,
+        /// A pixel differs when one of its channels differs by more than this (0 to 255).
+        #[arg(long, default_value_t = 0)]
+        max_pixel_diff: u8,
+        /// The largest share of differing pixels that still matches, 0 to 1 (0.01 = 1 %).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_share_arg)]
+        max_diff_share: f64,
+        /// Write a diff picture here: differences in red over a faded copy of the expected.
+        #[arg(long, value_name = "PNG")]
+        diff: Option<PathBuf>,
+    },
+    /// Render every case of a manifest and compare it with its golden picture; writes
+    /// actual/, diff/, expected/ and report.html under --out. Exit 0 when all pass, 1 when any
+    /// fails, 2 on an error. `--update` rewrites the goldens (after every case rendered).
+    #[cfg(feature = "gui")]
+    Regress {
+        /// The manifest (JSON).
+        #[arg(long, default_value = "tests/regress.json")]
+        manifest: PathBuf,
+        /// The golden pictures' folder.
+        #[arg(long, default_value = "tests/golden")]
+        golden: PathBuf,
+        /// Where the actual pictures, diffs and report go.
+        #[arg(long, default_value = "target/regress")]
+        out: PathBuf,
+        /// Rewrite the golden pictures from this build.
+        #[arg(long)]
+        update: bool,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
 }
 
 /// Runs the command line and returns the process exit code.
@@ -168,6 +245,83 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        #[cfg(feature = "gui")]
+        Some(Command::Render {
+            preset,
+            clip,
+            frames,
+            size,
+            camera,
+            out,
+            overlay,
+            quiet,
+        }) => {
+            let args = render::RenderArgs {
+                preset,
+                clip,
+                frames,
+                width: size.0,
+                height: size.1,
+                camera,
+                out,
+                overlays: overlay,
+                quiet,
+            };
+            let (written, timings) = render::render(&args)?;
+            if !quiet {
+                for p in &written {
+                    println!("{}", p.display());
+                }
+                eprintln!("{}", timings.to_text());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(feature = "gui")]
+        Some(Command::Compare {
+            expected,
+            actual,
+            max_pixel_diff,
+            max_diff_share,
+            diff,
+        }) => Ok(compare_command(
+            &expected,
+            &actual,
+            compare::Thresholds {
+                max_pixel_diff,
+                max_diff_share,
+            },
+            diff.as_deref(),
+        )),
+        #[cfg(feature = "gui")]
+        Some(Command::Regress {
+            manifest,
+            golden,
+            out,
+            update,
+            quiet,
+        }) => {
+            let args = regress::RegressArgs {
+                manifest,
+                golden,
+                out,
+                update,
+                quiet,
+            };
+            match regress::regress(&args) {
+                Ok(report) => {
+                    print!("{}", regress::summary(&report));
+                    Ok(if report.failures() == 0 {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::FAILURE
+                    })
+                }
+                Err(e) => {
+                    eprintln!("cloth-tuner: {e:#}");
+                    Ok(ExitCode::from(2))
+                }
+            }
+        }
         Some(Command::Schema) => {
             print!("{}", crate::preset::schema::schema_text());
             Ok(ExitCode::SUCCESS)
@@ -197,6 +351,54 @@ fn validate(files: &[PathBuf]) -> ExitCode {
     } else {
         eprintln!("{failed} of {} preset(s) failed", files.len());
         ExitCode::FAILURE
+    }
+}
+
+#[cfg(feature = "gui")]
+fn compare_command(
+    expected: &std::path::Path,
+    actual: &std::path::Path,
+    thresholds: compare::Thresholds,
+    diff: Option<&std::path::Path>,
+) -> ExitCode {
+    let run = || -> anyhow::Result<bool> {
+        let e = compare::read_png(expected)?;
+        let a = compare::read_png(actual)?;
+        let c = compare::compare(&e, &a, thresholds).map_err(|err| {
+            anyhow::anyhow!("{} and {}: {err}", expected.display(), actual.display())
+        })?;
+        print!("{}", c.to_text());
+        if let Some(path) = diff {
+            compare::write_png(path, &compare::diff_image(&e, &a, &c))?;
+            println!("diff: {}", path.display());
+        }
+        Ok(c.passes())
+    };
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("cloth-tuner: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(feature = "gui")]
+fn parse_size_arg(s: &str) -> Result<(u32, u32), String> {
+    crate::render::headless::parse_size(s).map(|(w, h)| (w.get(), h.get()))
+}
+
+#[cfg(feature = "gui")]
+fn parse_camera_arg(s: &str) -> Result<render::CameraSpec, String> {
+    render::CameraSpec::parse(s)
+}
+
+#[cfg(feature = "gui")]
+fn parse_share_arg(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a share from 0 to 1 (0.01 = 1 %)")),
     }
 }
 

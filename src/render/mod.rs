@@ -5,6 +5,7 @@
 
 pub mod camera;
 pub mod fabric;
+pub mod headless;
 
 use glam::{Mat4 as GMat4, Quat, Vec3 as GVec3};
 use serde::{Deserialize, Serialize};
@@ -183,10 +184,22 @@ impl LiveMesh {
             return;
         }
         let key = index_key(data.indices);
-        let rebuild = match slot {
+        let mut rebuild = match slot {
             Some(m) => m.vertices != data.positions.len() || m.index_key != key,
             None => true,
         };
+        if let (Some(m), false) = (slot.as_mut(), rebuild) {
+            // three-d 0.19's `set_positions` and `set_normals` check the length against the
+            // mesh's index count, so on an indexed mesh they always refuse (and the picture
+            // froze at the first frame). The partial setters from offset 0 write the whole
+            // buffer; a mesh they refuse is rebuilt.
+            let pos: Vec<_> = data.positions.iter().map(|&v| v3(v)).collect();
+            rebuild = m.gm.geometry.set_positions_partially(0, &pos).is_err();
+            if !rebuild && data.normals.len() == data.positions.len() {
+                let nrm: Vec<_> = data.normals.iter().map(|&v| v3(v)).collect();
+                rebuild = m.gm.geometry.set_normals_partially(0, &nrm).is_err();
+            }
+        }
         if rebuild {
             let mesh = Mesh::new(ctx, &cpu_mesh(data, uv_repeat));
             *slot = Some(LiveMesh {
@@ -194,16 +207,6 @@ impl LiveMesh {
                 vertices: data.positions.len(),
                 index_key: key,
             });
-            return;
-        }
-        if let Some(m) = slot {
-            let pos: Vec<_> = data.positions.iter().map(|&v| v3(v)).collect();
-            // Lengths were checked above, so these cannot fail; a failure keeps last frame's.
-            let _ = m.gm.geometry.set_positions(&pos);
-            if data.normals.len() == data.positions.len() {
-                let nrm: Vec<_> = data.normals.iter().map(|&v| v3(v)).collect();
-                let _ = m.gm.geometry.set_normals(&nrm);
-            }
         }
     }
 }

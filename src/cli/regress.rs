@@ -1,0 +1,326 @@
+//! `regress`: every case of a manifest (preset x clip x frames x cameras) rendered and compared
+//! with its golden picture; diffs and an HTML report for the failures. `--update` rewrites the
+//! goldens, and only after every case has rendered, each file atomically.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use serde::Deserialize;
+
+use super::compare::{
+    compare, diff_image, read_png, write_atomic, write_png, Comparison, Thresholds,
+};
+use super::render::{
+    overlays, progress_bar, run_job, total, writable_dir, Job, OverlayName, Shot, Timings,
+};
+use crate::render::headless::{parse_size, CameraSpec, HeadlessGl, Offscreen};
+use crate::rig::Character;
+
+/// The manifest file (`tests/regress.json`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Picture size, `WIDTHxHEIGHT`.
+    pub size: String,
+    /// A pixel differs when a channel differs by more than this.
+    pub max_pixel_diff: u8,
+    /// A case passes while at most this share of its pixels differ (0 to 1).
+    pub max_diff_share: f64,
+    pub cases: Vec<ManifestCase>,
+}
+
+/// One preset on some clips, frames and cameras. Paths are relative to the working folder.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestCase {
+    pub preset: PathBuf,
+    pub clips: Vec<String>,
+    pub frames: Vec<u64>,
+    pub cameras: Vec<String>,
+    #[serde(default)]
+    pub overlays: Vec<OverlayName>,
+}
+
+impl Manifest {
+    /// Reads a manifest; errors name the file and the field.
+    pub fn load(path: &Path) -> anyhow::Result<Manifest> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the manifest {}", path.display()))?;
+        let de = &mut serde_json::Deserializer::from_str(&text);
+        let m: Manifest = serde_path_to_error::deserialize(de).map_err(|e| {
+            anyhow::anyhow!("{}: field `{}`: {}", path.display(), e.path(), e.inner())
+        })?;
+        if !(0.0..=1.0).contains(&m.max_diff_share) {
+            anyhow::bail!(
+                "{}: field `max_diff_share`: {} is out of range (0 to 1)",
+                path.display(),
+                m.max_diff_share
+            );
+        }
+        Ok(m)
+    }
+}
+
+/// What `regress` was asked to do.
+#[derive(Clone, Debug)]
+pub struct RegressArgs {
+    pub manifest: PathBuf,
+    pub golden: PathBuf,
+    pub out: PathBuf,
+    pub update: bool,
+    pub quiet: bool,
+}
+
+/// One case's outcome.
+#[derive(Clone, Debug)]
+pub struct CaseResult {
+    pub name: String,
+    /// `None` when there was no golden picture.
+    pub comparison: Option<Comparison>,
+    /// Why it failed when not by the comparison (no golden, a different size).
+    pub problem: Option<String>,
+}
+
+impl CaseResult {
+    pub fn passed(&self) -> bool {
+        self.problem.is_none() && self.comparison.as_ref().is_some_and(Comparison::passes)
+    }
+}
+
+/// The outcome of a run.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub cases: Vec<CaseResult>,
+    /// Goldens written (with `--update`).
+    pub updated: Vec<PathBuf>,
+    pub timings: Timings,
+    /// The HTML report.
+    pub html: PathBuf,
+}
+
+impl Report {
+    pub fn failures(&self) -> usize {
+        self.cases.iter().filter(|c| !c.passed()).count()
+    }
+}
+
+/// Renders every case; compares it with its golden (or, with `update`, rewrites the goldens).
+pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
+    let manifest = Manifest::load(&args.manifest)?;
+    let (w, h) = parse_size(&manifest.size)
+        .map_err(|e| anyhow::anyhow!("{}: field `size`: {e}", args.manifest.display()))?;
+    let thresholds = Thresholds {
+        max_pixel_diff: manifest.max_pixel_diff,
+        max_diff_share: manifest.max_diff_share,
+    };
+    // Every case is checked before anything is drawn or written.
+    let character = Arc::new(Character::builtin());
+    let mut jobs = Vec::new();
+    for (i, case) in manifest.cases.iter().enumerate() {
+        let at = |e: anyhow::Error| anyhow::anyhow!("{}: case {i}: {e:#}", args.manifest.display());
+        let cameras = case
+            .cameras
+            .iter()
+            .map(|c| CameraSpec::parse(c).map_err(|e| at(anyhow::anyhow!(e))))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        for clip in &case.clips {
+            jobs.push(
+                Job::new(
+                    &character,
+                    &case.preset,
+                    clip,
+                    &case.frames,
+                    cameras.clone(),
+                    overlays(&case.overlays),
+                )
+                .map_err(at)?,
+            );
+        }
+    }
+    if jobs.is_empty() {
+        anyhow::bail!("{}: no cases", args.manifest.display());
+    }
+    let actual_dir = args.out.join("actual");
+    let diff_dir = args.out.join("diff");
+    let expected_dir = args.out.join("expected");
+    for d in [&actual_dir, &diff_dir, &expected_dir] {
+        writable_dir(d)?;
+    }
+    if args.update {
+        writable_dir(&args.golden)?;
+    } else if !args.golden.is_dir() {
+        anyhow::bail!(
+            "the golden folder {} does not exist (make it with --update)",
+            args.golden.display()
+        );
+    }
+
+    let gl = HeadlessGl::new()?;
+    let mut offscreen = Offscreen::new(&gl, w.get(), h.get())?;
+    let bar = progress_bar(jobs.iter().map(Job::shots).sum(), args.quiet);
+    let mut shots: Vec<Shot> = Vec::new();
+    let mut timings = Vec::new();
+    for job in &jobs {
+        timings.push(run_job(job, &character, &mut offscreen, &bar, |shot| {
+            write_png(&actual_dir.join(&shot.name), &shot.image)?;
+            shots.push(shot);
+            Ok(())
+        })?);
+    }
+    bar.finish_and_clear();
+
+    let mut report = Report {
+        cases: Vec::new(),
+        updated: Vec::new(),
+        timings: total(&timings),
+        html: args.out.join("report.html"),
+    };
+    if args.update {
+        // Everything rendered: now the goldens, each written atomically.
+        for shot in &shots {
+            let path = args.golden.join(&shot.name);
+            write_png(&path, &shot.image)?;
+            report.updated.push(path);
+        }
+    }
+    for shot in &shots {
+        let golden = args.golden.join(&shot.name);
+        let result = if !golden.is_file() {
+            CaseResult {
+                name: shot.name.clone(),
+                comparison: None,
+                problem: Some(format!(
+                    "no golden picture {} (write it with --update)",
+                    golden.display()
+                )),
+            }
+        } else {
+            let expected = read_png(&golden)?;
+            match compare(&expected, &shot.image, thresholds) {
+                Ok(c) => {
+                    if !c.passes() {
+                        write_png(
+                            &diff_dir.join(&shot.name),
+                            &diff_image(&expected, &shot.image, &c),
+                        )?;
+                        write_png(&expected_dir.join(&shot.name), &expected)?;
+                    }
+                    CaseResult {
+                        name: shot.name.clone(),
+                        comparison: Some(c),
+                        problem: None,
+                    }
+                }
+                Err(e) => CaseResult {
+                    name: shot.name.clone(),
+                    comparison: None,
+                    problem: Some(format!("{}: {e}", golden.display())),
+                },
+            }
+        };
+        report.cases.push(result);
+    }
+    write_atomic(&report.html, html(&report, args).as_bytes())?;
+    Ok(report)
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The report page: a line per case, and expected / actual / diff side by side per failure.
+fn html(report: &Report, args: &RegressArgs) -> String {
+    let mut s = String::new();
+    let failures = report.failures();
+    let _ = write!(
+        s,
+        "<!doctype html>\n<meta charset=\"utf-8\">\n<title>cloth-tuner regress</title>\n\
+         <style>body{{font-family:sans-serif;background:#222;color:#ddd}} img{{max-width:32vw;border:1px solid #555}} \
+         td{{padding:2px 8px}} .fail{{color:#f66}} .pass{{color:#6c6}} figure{{display:inline-block;margin:4px}}</style>\n\
+         <h1>cloth-tuner regress: {} of {} failed</h1>\n<p>manifest {}, goldens {}</p>\n<table>\n",
+        failures,
+        report.cases.len(),
+        escape(&args.manifest.display().to_string()),
+        escape(&args.golden.display().to_string()),
+    );
+    for c in &report.cases {
+        let detail = match (&c.problem, &c.comparison) {
+            (Some(p), _) => escape(p),
+            (None, Some(cmp)) => format!(
+                "largest difference {}, {:.4} % of pixels over {}",
+                cmp.max_channel_diff,
+                cmp.share * 100.0,
+                cmp.thresholds.max_pixel_diff
+            ),
+            (None, None) => String::new(),
+        };
+        let (class, word) = if c.passed() {
+            ("pass", "pass")
+        } else {
+            ("fail", "FAIL")
+        };
+        let _ = writeln!(
+            s,
+            "<tr><td class=\"{class}\">{word}</td><td><a href=\"#{n}\">{n}</a></td><td>{detail}</td></tr>",
+            n = escape(&c.name)
+        );
+    }
+    s.push_str("</table>\n");
+    for c in report.cases.iter().filter(|c| !c.passed()) {
+        let n = escape(&c.name);
+        let _ = writeln!(s, "<h2 id=\"{n}\">{n}</h2>");
+        if let Some(cmp) = &c.comparison {
+            let _ = writeln!(s, "<pre>{}</pre>", escape(&cmp.to_text()));
+            for (dir, label) in [
+                ("expected", "expected"),
+                ("actual", "actual"),
+                ("diff", "diff"),
+            ] {
+                let _ = writeln!(
+                    s,
+                    "<figure><img src=\"{dir}/{n}\" alt=\"{label}\"><figcaption>{label}</figcaption></figure>"
+                );
+            }
+        } else if let Some(p) = &c.problem {
+            let _ = writeln!(
+                s,
+                "<p>{}</p><figure><img src=\"actual/{n}\" alt=\"actual\"><figcaption>actual</figcaption></figure>",
+                escape(p)
+            );
+        }
+    }
+    s
+}
+
+/// The text summary `regress` prints.
+pub fn summary(report: &Report) -> String {
+    let mut s = String::new();
+    for c in report.cases.iter().filter(|c| !c.passed()) {
+        let _ = writeln!(s, "FAIL {}", c.name);
+        if let Some(p) = &c.problem {
+            let _ = writeln!(s, "  {p}");
+        }
+        if let Some(cmp) = &c.comparison {
+            for line in cmp.to_text().lines() {
+                let _ = writeln!(s, "  {line}");
+            }
+        }
+    }
+    for p in &report.updated {
+        let _ = writeln!(s, "updated {}", p.display());
+    }
+    let _ = writeln!(
+        s,
+        "{} of {} case(s) passed; report: {}",
+        report.cases.len() - report.failures(),
+        report.cases.len(),
+        report.html.display()
+    );
+    let _ = writeln!(s, "{}", report.timings.to_text());
+    s
+}

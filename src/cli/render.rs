@@ -1,0 +1,343 @@
+//! `render`: a preset on a clip, pictures of chosen frames from chosen cameras, with no window.
+//! The pictures come from the tuner's own [`Renderer::draw`](crate::render::Renderer::draw)
+//! into an offscreen target on a surfaceless EGL context. Frame N is the state after N fixed
+//! steps from the start of the clip.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::compare::{encode_png, write_atomic};
+use crate::preset::Preset;
+pub use crate::render::headless::CameraSpec;
+use crate::render::headless::{look_for, scene_data, HeadlessGl, Offscreen, Rgba};
+use crate::render::Overlays;
+use crate::rig::{Character, Scene};
+
+/// The highest frame number accepted (10 minutes at 240 Hz).
+pub const MAX_FRAME: u64 = 144_000;
+
+/// Debug overlays by name (`--overlay`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverlayName {
+    /// The simulation mesh (stretch links blue, shear/bend orange).
+    SimMesh,
+    /// Edge particles in yellow.
+    Edges,
+    /// Pinned particles in red.
+    Pinned,
+    /// Collision ellipsoids.
+    Ellipsoids,
+    /// Max-distance spheres.
+    MaxDistance,
+    /// Bones from the simulation mesh.
+    Bones,
+    /// The wind arrow (drawn only when the preset has wind).
+    Wind,
+    /// The stretch heat map instead of the jacket's fabric.
+    HeatMap,
+    /// Every overlay above.
+    All,
+    /// Leave out the body.
+    NoBody,
+    /// Leave out the shadows.
+    NoShadows,
+}
+
+/// The overlays for a list of names: body, jacket and shadows on, every debug overlay off
+/// unless named.
+pub fn overlays(names: &[OverlayName]) -> Overlays {
+    let mut o = Overlays::default();
+    o.set_all_debug(false);
+    for n in names {
+        match n {
+            OverlayName::SimMesh => o.sim_mesh = true,
+            OverlayName::Edges => o.edge_particles = true,
+            OverlayName::Pinned => o.pinned_particles = true,
+            OverlayName::Ellipsoids => o.ellipsoids = true,
+            OverlayName::MaxDistance => o.max_distance = true,
+            OverlayName::Bones => o.sim_bones = true,
+            OverlayName::Wind => o.wind_arrow = true,
+            OverlayName::HeatMap => o.stretch_heat_map = true,
+            OverlayName::All => o.set_all_debug(true),
+            OverlayName::NoBody => o.body = false,
+            OverlayName::NoShadows => o.shadows = false,
+        }
+    }
+    o
+}
+
+/// The file name of one picture: `<preset file stem>_<clip>_<camera>_<frame>.png`.
+pub fn shot_name(preset_path: &Path, clip: &str, camera: &CameraSpec, frame: u64) -> String {
+    let stem = preset_path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "preset".into());
+    format!("{stem}_{clip}_{}_{frame:04}.png", camera.file_label())
+}
+
+/// One preset on one clip, pictures of `frames` from each of `cameras`.
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub preset_path: PathBuf,
+    pub preset: Preset,
+    pub clip: String,
+    /// Sorted, without repeats.
+    pub frames: Vec<u64>,
+    pub cameras: Vec<CameraSpec>,
+    pub overlays: Overlays,
+}
+
+impl Job {
+    /// Loads the preset and checks the clip, the frames and the cameras before anything is
+    /// simulated or drawn.
+    pub fn new(
+        character: &Arc<Character>,
+        preset_path: &Path,
+        clip: &str,
+        frames: &[u64],
+        cameras: Vec<CameraSpec>,
+        overlays: Overlays,
+    ) -> anyhow::Result<Job> {
+        let preset = Preset::load(preset_path)?;
+        if character.clip(clip).is_none() {
+            let valid: Vec<&str> = character.clip_names().collect();
+            anyhow::bail!("unknown clip `{clip}`; the clips are: {}", valid.join(", "));
+        }
+        if frames.is_empty() {
+            anyhow::bail!("no frames to render: give --frames, e.g. 0,30,60");
+        }
+        if let Some(f) = frames.iter().find(|&&f| f > MAX_FRAME) {
+            anyhow::bail!("frame {f} is out of range (0 to {MAX_FRAME})");
+        }
+        if cameras.is_empty() {
+            anyhow::bail!("no camera given");
+        }
+        let mut frames = frames.to_vec();
+        frames.sort_unstable();
+        frames.dedup();
+        Ok(Job {
+            preset_path: preset_path.to_path_buf(),
+            preset,
+            clip: clip.to_string(),
+            frames,
+            cameras,
+            overlays,
+        })
+    }
+
+    /// How many pictures the job makes.
+    pub fn shots(&self) -> usize {
+        self.frames.len() * self.cameras.len()
+    }
+}
+
+/// One picture.
+#[derive(Clone, Debug)]
+pub struct Shot {
+    pub name: String,
+    pub frame: u64,
+    pub camera: CameraSpec,
+    pub image: Rgba,
+}
+
+/// Where the time went.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timings {
+    /// Fixed steps of the whole pipeline (clip, rig, cloth, skinning).
+    pub steps: u64,
+    pub simulation: Duration,
+    /// Drawing and reading the picture back.
+    pub drawing: Duration,
+    pub shots: usize,
+}
+
+impl Timings {
+    fn add(&mut self, o: Timings) {
+        self.steps += o.steps;
+        self.simulation += o.simulation;
+        self.drawing += o.drawing;
+        self.shots += o.shots;
+    }
+
+    /// One line for people.
+    pub fn to_text(&self) -> String {
+        format!(
+            "{} picture(s): simulation {:.3} s for {} steps ({:.2} ms/step), drawing {:.3} s ({:.1} ms/picture)",
+            self.shots,
+            self.simulation.as_secs_f64(),
+            self.steps,
+            self.simulation.as_secs_f64() * 1e3 / self.steps.max(1) as f64,
+            self.drawing.as_secs_f64(),
+            self.drawing.as_secs_f64() * 1e3 / self.shots.max(1) as f64
+        )
+    }
+}
+
+/// Runs the job's simulation from the clip start and hands each picture to `shot` as soon as
+/// it is drawn.
+pub fn run_job(
+    job: &Job,
+    character: &Arc<Character>,
+    offscreen: &mut Offscreen,
+    progress: &ProgressBar,
+    mut shot: impl FnMut(Shot) -> anyhow::Result<()>,
+) -> anyhow::Result<Timings> {
+    let mut t = Timings::default();
+    let mut scene = Scene::new(character.clone(), &job.preset, &job.clip)
+        .with_context(|| format!("{} on clip `{}`", job.preset_path.display(), job.clip))?;
+    scene.set_skin_body(true);
+    let look = look_for(&job.preset, &job.preset_path);
+    for &frame in &job.frames {
+        let start = Instant::now();
+        while scene.steps() < frame {
+            scene.step();
+            t.steps += 1;
+        }
+        t.simulation += start.elapsed();
+        for camera in &job.cameras {
+            let start = Instant::now();
+            let cam = camera.camera(&scene);
+            let image = offscreen.draw(&cam, &scene_data(&scene, look), &job.overlays);
+            t.drawing += start.elapsed();
+            t.shots += 1;
+            progress.set_message(format!(
+                "{} {} frame {frame}",
+                job.clip,
+                camera.file_label()
+            ));
+            shot(Shot {
+                name: shot_name(&job.preset_path, &job.clip, camera, frame),
+                frame,
+                camera: *camera,
+                image,
+            })?;
+            progress.inc(1);
+        }
+    }
+    Ok(t)
+}
+
+/// A progress bar on stderr (hidden with `quiet` or when stderr is not a terminal).
+pub fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
+    if quiet || total <= 1 {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:30} {pos}/{len} pictures  {elapsed}  {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Makes `dir` (and its parents) and checks a file can be written in it.
+pub fn writable_dir(dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write in the output folder {}", dir.display()))?;
+    Ok(())
+}
+
+/// What `render` was asked to do.
+#[derive(Clone, Debug)]
+pub struct RenderArgs {
+    pub preset: PathBuf,
+    pub clip: String,
+    pub frames: Vec<u64>,
+    pub width: u32,
+    pub height: u32,
+    pub camera: CameraSpec,
+    pub out: PathBuf,
+    pub overlays: Vec<OverlayName>,
+    pub quiet: bool,
+}
+
+/// `render`: writes one PNG per frame and returns their paths and the timings.
+pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
+    let character = Arc::new(Character::builtin());
+    let job = Job::new(
+        &character,
+        &args.preset,
+        &args.clip,
+        &args.frames,
+        vec![args.camera],
+        overlays(&args.overlays),
+    )?;
+    writable_dir(&args.out)?;
+    let gl = HeadlessGl::new()?;
+    let mut offscreen = Offscreen::new(&gl, args.width, args.height)?;
+    let bar = progress_bar(job.shots(), args.quiet);
+    let mut written = Vec::new();
+    let mut timings = Timings::default();
+    let t = run_job(&job, &character, &mut offscreen, &bar, |shot| {
+        let path = args.out.join(&shot.name);
+        write_atomic(&path, &encode_png(&shot.image)?)?;
+        written.push(path);
+        Ok(())
+    })?;
+    timings.add(t);
+    bar.finish_and_clear();
+    Ok((written, timings))
+}
+
+/// The timings of several jobs.
+pub fn total(timings: &[Timings]) -> Timings {
+    let mut t = Timings::default();
+    for x in timings {
+        t.add(*x);
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shot_names_name_preset_clip_camera_and_frame() {
+        let n = shot_name(
+            Path::new("presets/tweed.json"),
+            "dodge",
+            &CameraSpec::ThreeQuarter,
+            30,
+        );
+        assert_eq!(n, "tweed_dodge_three-quarter_0030.png");
+    }
+
+    #[test]
+    fn overlays_by_name() {
+        let o = overlays(&[OverlayName::SimMesh, OverlayName::NoShadows]);
+        assert!(o.sim_mesh && !o.shadows && o.body && o.jacket && !o.wind_arrow);
+        assert!(overlays(&[OverlayName::All]).max_distance);
+    }
+
+    #[test]
+    fn bad_jobs_are_refused_before_any_work() {
+        let c = Arc::new(Character::builtin());
+        let p = Path::new("presets/tweed.json");
+        let cams = || vec![CameraSpec::Front];
+        let e = Job::new(&c, p, "moonwalk", &[1], cams(), Overlays::default()).unwrap_err();
+        assert!(e.to_string().contains("unknown clip `moonwalk`"), "{e}");
+        let e = Job::new(
+            &c,
+            Path::new("nope.json"),
+            "walk",
+            &[1],
+            cams(),
+            Overlays::default(),
+        )
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("nope.json"), "{e:#}");
+        let e = Job::new(&c, p, "walk", &[MAX_FRAME + 1], cams(), Overlays::default()).unwrap_err();
+        assert!(e.to_string().contains("out of range"), "{e}");
+        let j = Job::new(&c, p, "walk", &[30, 0, 30], cams(), Overlays::default()).unwrap();
+        assert_eq!(j.frames, vec![0, 30]);
+    }
+}
