@@ -987,13 +987,15 @@ pub fn presets_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("presets")
 }
 
-/// The `.json` files in a folder, sorted (none when it cannot be read).
+/// The `.json` files in a folder, sorted (none when it cannot be read), leaving out the JSON
+/// Schema that ships beside the presets (`schema.json`).
 pub fn list_presets(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .filter(|p| p.file_stem().is_none_or(|s| s != "schema"))
                 .collect()
         })
         .unwrap_or_default();
@@ -1036,4 +1038,20 @@ pub fn run(options: Options) -> Result<(), String> {
         Box::new(move |cc| Ok(Box::new(App::with_options(cc, options)))),
     )
     .map_err(|e| format!("cannot open the window: {e}"))
+}
+
+#[cfg(test)]
+mod preset_list_tests {
+    use super::*;
+
+    #[test]
+    fn the_preset_list_shows_the_presets_and_not_the_schema_beside_them() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets");
+        assert!(dir.join("schema.json").exists());
+        let names: Vec<String> = list_presets(&dir)
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        assert_eq!(names, ["down_jacket.json", "tweed.json", "veil.json"]);
+    }
 }

@@ -186,7 +186,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let _ = cli.preset;
             println!(
                 "cloth-tuner: this build has no window (built without the `gui` feature).\n\
-                 Try `cloth-tuner validate presets/*.json` or `cloth-tuner params`; `--help` lists all commands."
+                 Try `cloth-tuner validate presets/tweed.json` or `cloth-tuner params`; `--help` lists all commands."
             );
             Ok(ExitCode::SUCCESS)
         }

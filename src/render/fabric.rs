@@ -59,7 +59,10 @@ impl FabricLook {
     /// How many times the texture repeats across the jacket's UV square.
     pub fn repeat(self) -> [f32; 2] {
         match self {
-            FabricLook::Tweed => [5.0, 3.0],
+            // About 7 cm per repeat both ways on the jacket (its UVs run 0..4 around ~1.4 m
+            // and 0..2 down ~0.66 m): herringbone bands ~1.3 cm wide and a ~7 cm windowpane
+            // overcheck, which is what reads as tweed from a few metres.
+            FabricLook::Tweed => [2.5, 2.4],
             FabricLook::Down => [1.0, 1.0],
             FabricLook::Veil => [24.0, 14.0],
         }
