@@ -401,6 +401,13 @@ impl JacketRig {
         }
     }
 
+    /// Updates only the hood bone's skin matrix (after the pendulum moved), leaving the rest of
+    /// the pose from [`JacketRig::pose`].
+    pub fn set_hood(&self, hood: Mat4, frame: &mut JacketFrame) {
+        let k = self.char_bones + 4;
+        frame.driver_skin[k] = hood * self.rest_drivers_inv[k];
+    }
+
     /// Each particle's reference point for this pose: its rest position skinned to its
     /// nearest torso bone, plus the lift of its column's top particle (how far the shoulder
     /// pads moved it from where the chest alone would put it). The jacket is parented top

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use glam::Vec3;
 use serde::Serialize;
 
+use super::scene::find_clip;
 use super::{Character, Clip, Scene, SceneError};
 use crate::preset::Preset;
 
@@ -106,13 +107,7 @@ pub fn simulate(
 ) -> Result<Metrics, SceneError> {
     let mut scene = Scene::new(character.clone(), preset, clip)?;
     scene.set_skin_body(false);
-    let clip_data = character
-        .clip(clip)
-        .ok_or_else(|| SceneError::UnknownClip {
-            name: clip.to_string(),
-            valid: character.clip_names().map(str::to_string).collect(),
-        })?;
-    let end = motion_end(&character, clip_data);
+    let end = motion_end(&character, &character.clips[find_clip(&character, clip)?]);
     let steps = (seconds * preset.params.timestep_hz as f64)
         .round()
         .max(1.0) as u64;
@@ -122,11 +117,9 @@ pub fn simulate(
     let (mut hem_peak, mut hem_sq_sum) = (0f32, 0f64);
     let (mut edge_sum, mut int_sum) = (0f64, 0f64);
     let (mut penetration, mut saturation_sum) = (0f32, 0f64);
-    let mut settled_since: Option<f64> = None;
     for _ in 0..steps {
         scene.step();
         let s = scene.frame_stats();
-        let t = scene.time();
         step_times.push(s.step_seconds as f64);
         frame_times.push(s.frame_seconds as f64);
         vmax = vmax.max(s.vertical_stretch_pct);
@@ -138,46 +131,14 @@ pub fn simulate(
         int_sum += s.interior_speed as f64;
         penetration = penetration.max(s.max_penetration_m);
         saturation_sum += s.max_distance_saturation as f64;
-        if let Some(e) = end {
-            if t >= e {
-                if s.hem_speed < SETTLE_SPEED {
-                    settled_since.get_or_insert(t);
-                } else {
-                    settled_since = None;
-                }
-            }
-        }
     }
     let n = steps as f64;
     let stats = scene.cloth().stats();
     let motion_ended = end.is_some_and(|e| e <= scene.time());
-    // Gusts keep a hem moving for ever: the settle time comes from a second run with the wind
-    // off, so it measures the swing dying out after the motion stops.
-    if let (Some(e), true) = (end, motion_ended) {
-        if preset.params.wind_speed > 0.0 {
-            let calm = Preset {
-                params: crate::sim::FabricParams {
-                    wind_speed: 0.0,
-                    ..preset.params.clone()
-                },
-                ..preset.clone()
-            };
-            let mut still = Scene::new(character.clone(), &calm, clip)?;
-            still.set_skin_body(false);
-            settled_since = None;
-            for _ in 0..steps {
-                still.step();
-                let t = still.time();
-                if t >= e {
-                    if still.frame_stats().hem_speed < SETTLE_SPEED {
-                        settled_since.get_or_insert(t);
-                    } else {
-                        settled_since = None;
-                    }
-                }
-            }
-        }
-    }
+    let settle_time_s = match end {
+        Some(e) if motion_ended => settle_time(character, preset, clip, steps, e)?,
+        _ => None,
+    };
     Ok(Metrics {
         preset: preset.name.clone(),
         clip: clip.to_string(),
@@ -189,11 +150,7 @@ pub fn simulate(
         hem_swing_peak_cm: hem_peak * 100.0,
         hem_swing_rms_cm: ((hem_sq_sum / n).sqrt() * 100.0) as f32,
         motion_end_s: end,
-        settle_time_s: if motion_ended {
-            settled_since.zip(end).map(|(s, e)| (s - e).max(0.0))
-        } else {
-            None
-        },
+        settle_time_s,
         edge_interior_motion_ratio: if int_sum > 0.0 {
             (edge_sum / int_sum) as f32
         } else {
@@ -211,6 +168,41 @@ pub fn simulate(
         frame_median_us: percentile(&mut frame_times, 0.5) * 1e6,
         frame_p99_us: percentile(&mut frame_times, 0.99) * 1e6,
     })
+}
+
+/// Seconds after `end` (when the clip's motion stops) until the hem moves slower than
+/// [`SETTLE_SPEED`] relative to the body and stays so over `steps` steps; `None` if it never
+/// does. Run with the wind off: gusts would keep a hem moving for ever.
+fn settle_time(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    steps: u64,
+    end: f64,
+) -> Result<Option<f64>, SceneError> {
+    let calm = Preset {
+        params: crate::sim::FabricParams {
+            wind_speed: 0.0,
+            ..preset.params.clone()
+        },
+        ..preset.clone()
+    };
+    let mut scene = Scene::new(character, &calm, clip)?;
+    scene.set_skin_body(false);
+    let mut settled_since: Option<f64> = None;
+    for _ in 0..steps {
+        scene.step();
+        let t = scene.time();
+        if t < end {
+            continue;
+        }
+        if scene.frame_stats().hem_speed < SETTLE_SPEED {
+            settled_since.get_or_insert(t);
+        } else {
+            settled_since = None;
+        }
+    }
+    Ok(settled_since.map(|s| (s - end).max(0.0)))
 }
 
 fn percentile(v: &mut [f64], q: f64) -> f64 {

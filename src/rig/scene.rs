@@ -10,7 +10,7 @@ use glam::{Mat4, Vec3};
 use super::jacket::{bone_from_axes, JacketError, JacketFrame, JacketLayout, JacketRig};
 use super::{skin, Character, Pose};
 use crate::preset::{Garment, Preset};
-use crate::sim::{Cloth, Collider, ConstraintKind, FabricParams, Frame, StepInput};
+use crate::sim::{push_out_all, Cloth, Collider, ConstraintKind, FabricParams, Frame, StepInput};
 
 /// Why a scene could not be built or changed.
 #[derive(Debug, thiserror::Error)]
@@ -78,7 +78,6 @@ struct Pendulum {
 /// The character in the jacket, playing a clip, one fixed step at a time.
 pub struct Scene {
     character: Arc<Character>,
-    params: FabricParams,
     garment: Garment,
     layout: JacketLayout,
     rig: JacketRig,
@@ -157,7 +156,6 @@ impl Scene {
         let mut scene = Scene {
             pose: character.skeleton.rest_pose(),
             character,
-            params: preset.params.clamped(),
             garment: preset.garment,
             layout,
             cloth,
@@ -201,15 +199,14 @@ impl Scene {
 
     /// The parameters in use.
     pub fn params(&self) -> &FabricParams {
-        &self.params
+        self.cloth.params()
     }
 
     /// Applies new parameters from the next step on (no rebuild). A new time step restarts
     /// the clip so that frame N stays N steps from the start.
     pub fn set_params(&mut self, params: &FabricParams) {
-        let restart = params.timestep_hz != self.params.timestep_hz;
-        self.params = params.clamped();
-        self.cloth.set_params(&self.params);
+        let restart = params.timestep_hz != self.cloth.params().timestep_hz;
+        self.cloth.set_params(params);
         if restart {
             self.reset();
         }
@@ -299,7 +296,7 @@ impl Scene {
 
     /// Seconds since the clip start (steps x the fixed step).
     pub fn time(&self) -> f64 {
-        self.steps as f64 / self.params.timestep_hz as f64
+        self.steps as f64 / self.cloth.params().timestep_hz as f64
     }
 
     /// Steps since the clip start.
@@ -410,20 +407,13 @@ impl Scene {
         // Keep every reference point outside the body, so the max-distance sphere is centred
         // where the cloth may be (a thigh swinging forward pushes the hem's reference ahead of
         // it instead of swallowing it).
-        let margin = self.params.collision_margin + 0.005;
+        let margin = self.cloth.params().collision_margin + 0.005;
         let pinned = &self.rig.topology.pinned;
         // Overlapping ellipsoids (hips, upper and lower thigh) can push a point from one into
         // the next: sweep until nothing moves, a few times at most.
+        let body = &self.colliders[..self.body_colliders];
         for (r, _) in self.references.iter_mut().zip(pinned).filter(|(_, &p)| !p) {
-            for _ in 0..4 {
-                let before = *r;
-                for c in &self.colliders[..self.body_colliders] {
-                    *r = c.push_out(*r, margin);
-                }
-                if *r == before {
-                    break;
-                }
-            }
+            *r = push_out_all(body, *r, None, margin, 4);
         }
         self.colliders.push(Collider::Plane {
             point: Vec3::ZERO,
@@ -440,7 +430,7 @@ impl Scene {
     /// The hood's pendulum: Verlet in character space with the cloth's damping and world
     /// fraction, then held at its length from the hood bone's origin.
     fn step_pendulum(&mut self) {
-        let p = &self.params;
+        let p = self.cloth.params();
         let dt = p.dt();
         let pd = &mut self.pendulum;
         if let Some(last) = self.last_root {
@@ -468,7 +458,7 @@ impl Scene {
             origin + Vec3::new(0.0, -pd.length, 0.0)
         };
         let hood = self.hood_matrix();
-        self.rig.pose(&self.model, hood, &mut self.frame);
+        self.rig.set_hood(hood, &mut self.frame);
     }
 
     /// Bones from the simulation mesh, skinning, statistics.
@@ -493,7 +483,7 @@ impl Scene {
     fn measure(&mut self) {
         let pos = self.cloth.positions();
         let topo = self.cloth.topology();
-        let dt = self.params.dt();
+        let dt = self.cloth.params().dt();
         let stretch = |links: &[(u32, u32, f32)]| {
             let mut max = 0f32;
             let mut sum = 0f32;
@@ -564,7 +554,8 @@ impl Scene {
     }
 }
 
-fn find_clip(character: &Character, name: &str) -> Result<usize, SceneError> {
+/// The index of the clip called `name`, or an error listing the clips there are.
+pub(crate) fn find_clip(character: &Character, name: &str) -> Result<usize, SceneError> {
     character
         .clips
         .iter()

@@ -94,17 +94,23 @@ pub struct Pose {
 }
 
 impl Pose {
+    /// Bone `i`'s local transform, or its rest transform when the pose is short (the root
+    /// then stays at the identity).
+    fn local_or_rest(&self, i: usize, bone: &Bone) -> Frame {
+        match self.local.get(i) {
+            Some(f) => *f,
+            None if i == 0 => Frame::IDENTITY,
+            None => bone.rest,
+        }
+    }
+
     /// Model-space (character-space) matrix of every bone: `out[i]` maps bone `i`'s space into
     /// character space. `out` is resized to the skeleton; it allocates only when it is too
     /// small. Bones missing from a short pose keep their rest transform.
     pub fn compute_model(&self, skeleton: &Skeleton, out: &mut Vec<Mat4>) {
         out.clear();
         for (i, bone) in skeleton.bones.iter().enumerate() {
-            let local = match self.local.get(i) {
-                Some(f) => *f,
-                None if i == 0 => Frame::IDENTITY,
-                None => bone.rest,
-            };
+            let local = self.local_or_rest(i, bone);
             let m = Mat4::from_rotation_translation(local.rotation, local.translation);
             let model = match bone.parent.and_then(|p| out.get(p)) {
                 Some(parent) => *parent * m,
@@ -118,11 +124,7 @@ impl Pose {
     pub fn compute_model_frames(&self, skeleton: &Skeleton, out: &mut Vec<Frame>) {
         out.clear();
         for (i, bone) in skeleton.bones.iter().enumerate() {
-            let local = match self.local.get(i) {
-                Some(f) => *f,
-                None if i == 0 => Frame::IDENTITY,
-                None => bone.rest,
-            };
+            let local = self.local_or_rest(i, bone);
             let model = match bone.parent.and_then(|p| out.get(p)) {
                 Some(parent) => parent.mul(&local),
                 None => local,

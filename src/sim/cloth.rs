@@ -21,7 +21,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::collision::Collider;
+use super::collision::{push_out_all, Collider};
 use super::params::FabricParams;
 use super::topology::{interleave, ConstraintKind, Link, Topology};
 use super::wind::{triangle_wind, wind_velocity};
@@ -562,15 +562,13 @@ impl Cloth {
                 // particles below are then placed from here, so only this link is off.
                 if !clear {
                     let swung = x;
-                    for _ in 0..FINAL_COLLISION_SWEEPS {
-                        let start = x;
-                        for c in input.colliders {
-                            x = c.push_out_toward(x, reference[b], p.collision_margin);
-                        }
-                        if x == start {
-                            break;
-                        }
-                    }
+                    x = push_out_all(
+                        input.colliders,
+                        x,
+                        Some(reference[b]),
+                        p.collision_margin,
+                        FINAL_COLLISION_SWEEPS,
+                    );
                     if x != swung {
                         self.contact[b] = true;
                         self.stats.post_hard_pushes += 1;

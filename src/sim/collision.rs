@@ -174,6 +174,31 @@ impl Collider {
     }
 }
 
+/// Pushes `p` out of every collider, sweeping over them again until nothing moves (overlapping
+/// colliders can hand a point back and forth), at most `sweeps` times. With an `anchor`, deep
+/// points leave toward it ([`Collider::push_out_toward`]); without, through the nearest surface.
+pub fn push_out_all(
+    colliders: &[Collider],
+    mut p: Vec3,
+    anchor: Option<Vec3>,
+    margin: f32,
+    sweeps: usize,
+) -> Vec3 {
+    for _ in 0..sweeps {
+        let start = p;
+        for c in colliders {
+            p = match anchor {
+                Some(a) => c.push_out_toward(p, a, margin),
+                None => c.push_out(p, margin),
+            };
+        }
+        if p == start {
+            break;
+        }
+    }
+    p
+}
+
 #[inline]
 fn push_sphere(p: Vec3, center: Vec3, radius: f32) -> Vec3 {
     let d = p - center;

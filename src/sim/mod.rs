@@ -49,7 +49,7 @@ pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
     EXPLODE_MIN_DISTANCE, TELEPORT_ANGLE, TELEPORT_DISTANCE,
 };
-pub use collision::Collider;
+pub use collision::{push_out_all, Collider};
 pub use fixed_step::FixedStep;
 pub use frame::Frame;
 pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamSpec};
