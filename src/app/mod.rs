@@ -3,8 +3,10 @@
 //! the app owns the playing [`Stage`], the preset being tuned, undo and the window state.
 
 use eframe::egui;
+pub mod autosave;
 mod params_panel;
 pub mod plots;
+mod recovery;
 pub mod stage;
 pub mod undo;
 mod viewport;
@@ -114,6 +116,8 @@ pub struct App {
     report_fps: bool,
     fps_report_at: f64,
     allow_close: bool,
+    /// Autosave, restore offer, save-error dialog, drawing failure, reset notice.
+    recovery: recovery::Recovery,
 }
 
 impl App {
@@ -208,6 +212,7 @@ impl App {
             report_fps: options.report_fps,
             fps_report_at: 0.0,
             allow_close: false,
+            recovery: recovery::Recovery::default(),
         }
     }
 
@@ -331,7 +336,7 @@ impl App {
                 self.error = None;
                 self.status = format!("Saved {}", path.display());
             }
-            Err(e) => self.error = Some(e.to_string()),
+            Err(e) => self.save_failed(e.to_string()),
         }
     }
 
@@ -926,6 +931,7 @@ impl eframe::App for App {
             });
 
         self.dialogs(&ctx);
+        self.recovery_frame(&ctx);
 
         let title = self.window_title();
         if title != self.title {
@@ -948,6 +954,10 @@ impl eframe::App for App {
             looping: self.looping,
         };
         eframe::set_value(storage, STORAGE_KEY, &p);
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.clean_exit();
     }
 }
 
@@ -1035,7 +1045,14 @@ pub fn run(options: Options) -> Result<(), String> {
     eframe::run_native(
         "cloth-tuner",
         native,
-        Box::new(move |cc| Ok(Box::new(App::with_options(cc, options)))),
+        Box::new(move |cc| {
+            let autosave = autosave::default_dir(options.state_dir.as_deref());
+            let app = App::with_options(cc, options);
+            Ok(Box::new(match autosave {
+                Some(dir) => app.with_autosave_dir(&dir),
+                None => app,
+            }))
+        }),
     )
     .map_err(|e| format!("cannot open the window: {e}"))
 }

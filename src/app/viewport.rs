@@ -91,6 +91,13 @@ pub struct Viewport {
     jacket_indices: Arc<Vec<u32>>,
     topology: Option<Arc<Topology>>,
     poke: Option<Poke>,
+    /// Set by the paint callback when drawing panicked; the 3D view stays off after that.
+    failure: Arc<Mutex<Option<String>>>,
+    /// The failure was handed to the app already.
+    failure_reported: bool,
+    /// Test hook (`CLOTH_TUNER_TEST_PANIC_IN_DRAW=<seconds>`): drawing panics once this long
+    /// after the viewport was made.
+    panic_at: Option<std::time::Instant>,
 }
 
 impl Viewport {
@@ -115,7 +122,34 @@ impl Viewport {
             jacket_indices: Arc::new(Vec::new()),
             topology: None,
             poke: None,
+            failure: Arc::new(Mutex::new(None)),
+            failure_reported: false,
+            panic_at: std::env::var("CLOTH_TUNER_TEST_PANIC_IN_DRAW")
+                .ok()
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s)),
         }
+    }
+
+    /// Why drawing stopped (a panic inside the 3D drawing), if it did.
+    pub fn failure(&self) -> Option<String> {
+        self.failure.lock().ok().and_then(|f| f.clone())
+    }
+
+    /// A drawing failure not handed out before (once per failure).
+    pub fn take_new_failure(&mut self) -> Option<String> {
+        if self.failure_reported {
+            return None;
+        }
+        let f = self.failure();
+        self.failure_reported = f.is_some();
+        f
+    }
+
+    /// Records a drawing failure as the paint callback does (for tests without OpenGL).
+    pub fn record_failure(&self, message: &str) {
+        record(&self.failure, message.to_string());
     }
 
     /// Why there is no 3D view, if there is none.
@@ -223,9 +257,12 @@ impl Viewport {
             }
         }
 
+        let failed = self.failure();
         match &self.renderer {
-            Some(renderer) => {
+            Some(renderer) if failed.is_none() => {
                 let renderer = renderer.clone();
+                let failure = self.failure.clone();
+                let panic_at = self.panic_at;
                 let camera = camera.clone();
                 let overlays = overlays.clone();
                 let callback = egui::PaintCallback {
@@ -245,22 +282,47 @@ impl Viewport {
                                 width: vp.width_px.max(0) as u32,
                                 height: vp.height_px.max(0) as u32,
                             };
-                            r.draw(&target, viewport, &camera, &snapshot.scene(), &overlays);
+                            // A panic inside the drawing must not take the window (and the
+                            // artist's unsaved parameters) down: catch it, remember why, and
+                            // stop drawing the 3D view.
+                            let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                                || {
+                                    if panic_at.is_some_and(|t| std::time::Instant::now() >= t) {
+                                        panic!("test panic in drawing (CLOTH_TUNER_TEST_PANIC_IN_DRAW)");
+                                    }
+                                    r.draw(
+                                        &target,
+                                        viewport,
+                                        &camera,
+                                        &snapshot.scene(),
+                                        &overlays,
+                                    );
+                                },
+                            ));
+                            if let Err(payload) = drawn {
+                                record(&failure, panic_message(payload.as_ref()));
+                            }
                         },
                     )),
                 };
                 ui.painter().add(callback);
             }
-            None => {
+            _ => {
                 ui.painter()
                     .rect_filled(rect, 0.0, egui::Color32::from_rgb(70, 76, 82));
-                ui.painter().text(
-                    rect.center(),
-                    egui::Align2::CENTER_CENTER,
-                    format!(
+                let why = match &failed {
+                    Some(f) => format!(
+                        "3D view stopped: drawing failed ({f}).\nThe parameters are kept: save them, then restart the tuner."
+                    ),
+                    None => format!(
                         "3D viewport off ({})",
                         self.error.as_deref().unwrap_or("no renderer")
                     ),
+                };
+                ui.painter().text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    why,
                     egui::FontId::proportional(16.0),
                     egui::Color32::from_gray(220),
                 );
@@ -273,6 +335,28 @@ impl Viewport {
             egui::FontId::proportional(12.0),
             egui::Color32::from_gray(230),
         );
+    }
+}
+
+/// Keeps the first failure.
+fn record(failure: &Mutex<Option<String>>, message: String) {
+    let mut f = match failure.lock() {
+        Ok(f) => f,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if f.is_none() {
+        *f = Some(message);
+    }
+}
+
+/// The text of a panic's payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with no message".to_string()
     }
 }
 

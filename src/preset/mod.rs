@@ -413,11 +413,19 @@ impl Preset {
     }
 
     /// Writes the preset atomically: a temporary file in the same folder, flushed to disk, then
-    /// renamed over `path`. An invalid preset is refused before anything is written. On any
-    /// failure the file on disk is what it was before.
+    /// renamed over `path`. An invalid preset is refused before anything is written, and so is
+    /// a read-only file (the rename would replace it, root or not: a version-control checkout
+    /// marks files read-only on purpose). On any failure the file on disk is what it was before.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), PresetError> {
         let path = path.as_ref();
         self.validate(path)?;
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().readonly()) {
+            return Err(PresetError::Io {
+                path: path.to_path_buf(),
+                action: "cannot replace a read-only file",
+                source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            });
+        }
         write_atomic(path, self.to_json().as_bytes())
     }
 }
