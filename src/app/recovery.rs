@@ -184,7 +184,7 @@ impl App {
             "cloth-tuner: drawing the 3D view panicked: {failure}; the 3D view is off; {saved}"
         );
         self.error = Some(format!(
-            "The 3D view stopped after an error while drawing: {failure}. The parameters are kept ({saved}); save, then restart the tuner."
+            "3D view stopped: drawing panicked ({failure}). Nothing is lost: {saved}."
         ));
     }
 

@@ -1,0 +1,343 @@
+//! Crash recovery with the real binary under Xvfb, driven by real mouse input (xdotool):
+//! a change is autosaved, the file survives SIGKILL and is valid, and the next start offers it
+//! back; a panic inside the 3D drawing leaves the window running with the parameters kept.
+//! Skips (with a note) without Xvfb or xdotool; fails when `CI=true`.
+//!
+//! The clicks land on the Damping and Gravity sliders of the parameter panel in a fresh window
+//! (1280 x 800 at the screen's corner, default panel sizes): if the panel's layout changes, the
+//! positions below change with it (`SLIDERS`).
+#![cfg(feature = "gui")]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cloth_tuner::app::autosave::{Autosave, FILE_NAME};
+
+/// Screen points (x, y) on the rails of two sliders, right of their start.
+const DAMPING_AT: (u32, u32) = (110, 207);
+const GRAVITY_AT: (u32, u32) = (110, 161);
+
+/// Kills a child process when dropped (the test may fail half-way).
+struct Reap(Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// False (after a note) when the tools are missing on a developer machine; panics under CI.
+fn tools_present() -> bool {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let missing: Vec<&str> = ["Xvfb", "xdotool", "import"]
+        .into_iter()
+        .filter(|t| !have(t))
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        !ci,
+        "CI=true but {} missing: .ci/run installs xvfb, xdotool and imagemagick",
+        missing.join(" and ")
+    );
+    eprintln!(
+        "skipping: {} not installed (CI=true makes this a failure)",
+        missing.join(", ")
+    );
+    false
+}
+
+/// An X server of its own; returns it and its display name.
+fn xvfb() -> (Reap, String) {
+    let mut x = Command::new("Xvfb")
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "1280x800x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Xvfb starts");
+    let stdout = x.stdout.take().expect("piped");
+    let x = Reap(x);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("Xvfb prints its display number");
+    assert!(line.trim().parse::<u32>().is_ok(), "Xvfb said {line:?}");
+    (x, format!(":{}", line.trim()))
+}
+
+struct Tuner {
+    app: Reap,
+    log: PathBuf,
+}
+
+impl Tuner {
+    fn start(
+        display: &str,
+        state: &Path,
+        preset: &Path,
+        log: PathBuf,
+        env: &[(&str, &str)],
+    ) -> Self {
+        let file = std::fs::File::create(&log).unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cloth-tuner"));
+        cmd.arg("--preset")
+            .arg(preset)
+            .env("DISPLAY", display)
+            .env("CLOTH_TUNER_STATE_DIR", state)
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("CLOTH_TUNER_TEST_PANIC_IN_DRAW")
+            .stdout(file.try_clone().unwrap())
+            .stderr(file);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let app = Reap(cmd.spawn().expect("the binary starts"));
+        let t = Tuner { app, log };
+        t.wait_for_window(display);
+        t
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn assert_running(&mut self, what: &str) {
+        if let Ok(Some(status)) = self.app.0.try_wait() {
+            panic!("the tuner exited ({status}) {what}:\n{}", self.log());
+        }
+    }
+
+    fn wait_for_window(&self, display: &str) {
+        let start = Instant::now();
+        loop {
+            let found = Command::new("xdotool")
+                .args(["search", "--name", "cloth-tuner"])
+                .env("DISPLAY", display)
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if found {
+                return;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no window after 60 s:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    /// Waits up to `secs` for `what` to hold, clicking at `click` every few seconds (the
+    /// first frames may come before the window takes input).
+    fn until(
+        &mut self,
+        display: &str,
+        secs: u64,
+        click: Option<(u32, u32)>,
+        what: &str,
+        mut done: impl FnMut(&Self) -> bool,
+    ) {
+        let start = Instant::now();
+        let mut clicked_at: Option<Instant> = None;
+        loop {
+            if done(self) {
+                return;
+            }
+            self.assert_running(&format!("while waiting for {what}"));
+            if let Some((x, y)) = click {
+                if clicked_at.is_none_or(|t| t.elapsed() > Duration::from_secs(5)) {
+                    let ok = click_at(display, x, y);
+                    assert!(ok, "xdotool could not click");
+                    clicked_at = Some(Instant::now());
+                }
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(secs),
+                "{what}: not after {secs} s\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+/// Press, hold and release the left button (egui ignores a press and release that arrive in
+/// the same frame on a slider).
+fn click_at(display: &str, x: u32, y: u32) -> bool {
+    let xdo = |args: &[&str]| {
+        Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", display)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let ok = xdo(&[
+        "mousemove",
+        &x.to_string(),
+        &y.to_string(),
+        "mousedown",
+        "1",
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    ok && xdo(&["mouseup", "1"])
+}
+
+fn shot(display: &str, name: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = Command::new("import")
+        .args(["-display", display, "-window", "root"])
+        .arg(&path)
+        .status();
+    path
+}
+
+fn autosave(state: &Path) -> Option<Autosave> {
+    Autosave::load(&state.join(FILE_NAME)).ok().flatten()
+}
+
+fn tweed_copy(dir: &Path) -> PathBuf {
+    let path = dir.join("tweed.json");
+    std::fs::write(&path, cloth_tuner::app::SHIPPED[0].1).unwrap();
+    path
+}
+
+#[test]
+fn a_killed_tuner_leaves_a_valid_autosave_and_the_next_start_offers_it() {
+    if !tools_present() {
+        return;
+    }
+    let (_x, display) = xvfb();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let preset = tweed_copy(dir.path());
+    let shipped = cloth_tuner::preset::Preset::load(&preset).unwrap();
+
+    let mut tuner = Tuner::start(&display, &state, &preset, dir.path().join("first.log"), &[]);
+    // A click on the Damping slider's rail moves it there, as an artist would.
+    tuner.until(
+        &display,
+        90,
+        Some(DAMPING_AT),
+        "an autosave of the click",
+        |_| autosave(&state).is_some_and(|a| a.preset.params.damping != shipped.params.damping),
+    );
+    let before_kill = autosave(&state).unwrap();
+    assert!(
+        before_kill.preset.params.damping > 0.3,
+        "the click did not move Damping toward its right end: {}",
+        before_kill.preset.params.damping
+    );
+    assert_eq!(before_kill.source.as_deref(), Some(preset.as_path()));
+    // SIGKILL: no chance to clean up.
+    tuner.app.0.kill().unwrap();
+    let status = tuner.app.0.wait().unwrap();
+    assert!(!status.success());
+    let after_kill = Autosave::load(&state.join(FILE_NAME))
+        .expect("the autosave is valid after the kill")
+        .expect("the autosave survives the kill");
+    assert_eq!(after_kill, before_kill);
+    let leftovers: Vec<_> = std::fs::read_dir(&state)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+
+    // The next start finds it and offers it back (the dialog itself is tested in
+    // tests/gui_recovery.rs).
+    let mut again = Tuner::start(
+        &display,
+        &state,
+        &preset,
+        dir.path().join("second.log"),
+        &[],
+    );
+    again.until(&display, 60, None, "the restore offer", |t| {
+        t.log().contains("autosave found:")
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    let picture = shot(&display, "xvfb_restore_offer.png");
+    again.assert_running("after offering the autosave");
+    assert!(
+        autosave(&state).is_some_and(|a| a == before_kill),
+        "the offered autosave was touched before an answer"
+    );
+    eprintln!("restore offer: {}", picture.display());
+}
+
+#[test]
+fn a_panic_inside_the_3d_drawing_keeps_the_window_and_the_params() {
+    if !tools_present() {
+        return;
+    }
+    let (_x, display) = xvfb();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let preset = tweed_copy(dir.path());
+    let shipped = cloth_tuner::preset::Preset::load(&preset).unwrap();
+    // Drawing panics 30 s after the viewport is made: time enough for a change first.
+    let mut tuner = Tuner::start(
+        &display,
+        &state,
+        &preset,
+        dir.path().join("panic.log"),
+        &[("CLOTH_TUNER_TEST_PANIC_IN_DRAW", "30")],
+    );
+    tuner.until(
+        &display,
+        25,
+        Some(DAMPING_AT),
+        "an autosave of the click",
+        |_| autosave(&state).is_some_and(|a| a.preset.params.damping != shipped.params.damping),
+    );
+    let changed = autosave(&state).unwrap().preset.params.damping;
+    tuner.until(&display, 90, None, "the drawing panic", |t| {
+        t.log().contains("drawing the 3D view panicked")
+    });
+    let log = tuner.log();
+    assert!(
+        log.contains("test panic in drawing") && log.contains("unsaved parameters autosaved to"),
+        "{log}"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    tuner.assert_running("after the drawing panic");
+    assert_eq!(autosave(&state).unwrap().preset.params.damping, changed);
+    let picture = shot(&display, "xvfb_drawing_panic.png");
+    // The window still takes input: another slider still changes (and autosaves) the params.
+    tuner.until(
+        &display,
+        60,
+        Some(GRAVITY_AT),
+        "a change after the panic",
+        |_| {
+            autosave(&state).is_some_and(|a| {
+                a.preset.params.gravity != shipped.params.gravity
+                    && a.preset.params.damping == changed
+            })
+        },
+    );
+    tuner.assert_running("after a change following the panic");
+    eprintln!("after the panic: {}", picture.display());
+}
