@@ -5,6 +5,7 @@ use std::sync::Arc;
 use cloth_tuner::preset::{Garment, Preset};
 use cloth_tuner::rig::metrics::simulate;
 use cloth_tuner::rig::{Character, Scene, SceneError};
+use cloth_tuner::sim::ConstraintKind;
 use glam::{Mat4, Vec3};
 
 const PRESETS: [&str; 3] = [
@@ -192,6 +193,50 @@ fn every_preset_on_every_clip_stays_finite_within_max_distance_and_out_of_the_bo
                 );
             }
             assert_eq!(scene.cloth().stats().resets, 0, "{file} {clip}");
+        }
+    }
+}
+
+#[test]
+fn hard_constraints_hold_on_the_character_in_every_clip() {
+    // Where a leg sweeps through the open front the column must wrap around it at rest length,
+    // not stretch: every vertical link of every preset (all three use hard constraints) keeps
+    // its rest length at the end of every step of every clip.
+    let c = character();
+    let clips: Vec<String> = c.clip_names().map(str::to_string).collect();
+    for file in PRESETS {
+        let preset = Preset::load(file).unwrap();
+        assert!(preset.params.hard_constraints, "{file}");
+        for clip in &clips {
+            let mut scene = Scene::new(c.clone(), &preset, clip).unwrap();
+            scene.set_skin_body(false);
+            let vertical: Vec<(usize, usize, f32)> = scene
+                .cloth()
+                .topology()
+                .links
+                .iter()
+                .filter(|l| l.kind == ConstraintKind::StretchVertical)
+                .map(|l| (l.a as usize, l.b as usize, l.rest))
+                .collect();
+            assert!(vertical.len() > 100, "{file} {clip}");
+            for step in 0..300 {
+                scene.step();
+                let pos = scene.cloth().positions();
+                for &(a, b, rest) in &vertical {
+                    let ratio = pos[a].distance(pos[b]) / rest;
+                    assert!(
+                        (ratio - 1.0).abs() <= 1e-3,
+                        "{file} {clip} step {step}: link {a}-{b} at {:.2} % of rest",
+                        ratio * 100.0
+                    );
+                }
+            }
+            let stats = scene.cloth().stats();
+            assert_eq!(
+                (stats.post_hard_pushes, stats.post_hard_clamps),
+                (0, 0),
+                "{file} {clip}: nothing moved a particle after the hard pass"
+            );
         }
     }
 }

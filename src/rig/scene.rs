@@ -10,7 +10,10 @@ use glam::{Mat4, Vec3};
 use super::jacket::{bone_from_axes, JacketError, JacketFrame, JacketLayout, JacketRig};
 use super::{skin, Character, Pose};
 use crate::preset::{Garment, Preset};
-use crate::sim::{push_out_all, Cloth, Collider, ConstraintKind, FabricParams, Frame, StepInput};
+use crate::sim::{
+    clear_point_on_sphere, push_out_all, Cloth, Collider, ConstraintKind, FabricParams, Frame,
+    StepInput,
+};
 
 /// Why a scene could not be built or changed.
 #[derive(Debug, thiserror::Error)]
@@ -98,6 +101,8 @@ pub struct Scene {
     body_colliders: usize,
     root: Frame,
     last_root: Option<Frame>,
+    /// Where the clip's root motion is placed in the world ([`Scene::teleport`]).
+    placement: Frame,
     pendulum: Pendulum,
     neck: usize,
     drag: Option<(usize, Vec3)>,
@@ -174,6 +179,7 @@ impl Scene {
             body_colliders: 0,
             root: Frame::IDENTITY,
             last_root: None,
+            placement: Frame::IDENTITY,
             pendulum,
             neck,
             drag: None,
@@ -252,6 +258,7 @@ impl Scene {
     pub fn reset(&mut self) {
         self.steps = 0;
         self.last_root = None;
+        self.placement = Frame::IDENTITY;
         self.drag = None;
         self.pose_at(0.0);
         let _ = self.cloth.reset_to(&self.references);
@@ -307,6 +314,16 @@ impl Scene {
     /// The character's frame in the world.
     pub fn root(&self) -> Frame {
         self.root
+    }
+
+    /// Moves the character in the world by `by` (applied in world space, on top of the clip's
+    /// root motion) from the next step on, in one frame: a game's teleport or camera cut. The
+    /// pose and the cloth in character space are untouched; the cloth sees the jump as
+    /// character motion (a jump past [`crate::sim::TELEPORT_DISTANCE`] or
+    /// [`crate::sim::TELEPORT_ANGLE`] is a cut and adds no world motion). Teleports add up;
+    /// [`Scene::reset`] puts the character back at the clip's own start.
+    pub fn teleport(&mut self, by: Frame) {
+        self.placement = by.mul(&self.placement);
     }
 
     /// The skinned body (character space).
@@ -381,7 +398,13 @@ impl Scene {
     /// Samples the clip at `t` and solves everything that depends only on the pose.
     fn pose_at(&mut self, t: f64) {
         let clip = &self.character.clips[self.clip];
-        self.root = clip.sample(t as f32, &mut self.pose);
+        let root = clip.sample(t as f32, &mut self.pose);
+        // Untouched unless teleported (`mul` renormalises the rotation).
+        self.root = if self.placement == Frame::IDENTITY {
+            root
+        } else {
+            self.placement.mul(&root)
+        };
         self.pose
             .compute_model(&self.character.skeleton, &mut self.model);
         let hood = self.hood_matrix();
@@ -414,6 +437,33 @@ impl Scene {
         let body = &self.colliders[..self.body_colliders];
         for (r, _) in self.references.iter_mut().zip(pinned).filter(|(_, &p)| !p) {
             *r = push_out_all(body, *r, None, margin, 4);
+        }
+        // Down each column, keep every reference where the hard constraints can reach it:
+        // within rest length +- (its max distance - its upper neighbour's) of the reference
+        // above. Otherwise a thigh pushing one reference far ahead (or a bend squeezing two
+        // together) leaves no point at rest length from the upper particle that is also
+        // within the lower one's max distance, and either the link or the max distance breaks.
+        // Where the corrected point is inside the body, it swings out on the same shell.
+        let md = self.cloth.max_distances();
+        for &(a, b, rest) in &self.vertical {
+            let (a, b) = (a as usize, b as usize);
+            if pinned[b] {
+                continue;
+            }
+            let slack = (md[b] - md[a]).max(0.0);
+            let (top, want) = (self.references[a], self.references[b]);
+            let gap = top.distance(want);
+            let len = gap.clamp(rest - slack, rest + slack);
+            if (len - gap).abs() <= 1e-6 {
+                continue;
+            }
+            let dir = (want - top).normalize_or(Vec3::NEG_Y);
+            let x = top + dir * len;
+            self.references[b] = if body.iter().all(|c| c.push_out(x, margin) == x) {
+                x
+            } else {
+                clear_point_on_sphere(body, margin, top, len, x, x, f32::MAX).unwrap_or(x)
+            };
         }
         self.colliders.push(Collider::Plane {
             point: Vec3::ZERO,

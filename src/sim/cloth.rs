@@ -21,7 +21,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::collision::{push_out_all, Collider};
+use super::collision::{clear_point_on_sphere, least_deep_point_on_sphere, push_out_all, Collider};
 use super::params::FabricParams;
 use super::topology::{interleave, ConstraintKind, Link, Topology};
 use super::wind::{triangle_wind, wind_velocity};
@@ -42,6 +42,10 @@ pub const TELEPORT_ANGLE: f32 = 1.0;
 const FINAL_COLLISION_SWEEPS: usize = 4;
 /// Collision corrections per particle inside the hard pass.
 const HARD_COLLISION_PASSES: usize = 6;
+/// How deep (metres, past the collider's surface, margin not counted) the hard pass may leave a
+/// particle to keep its link at rest length and within its max distance, where no point is both
+/// clear and within reach.
+pub const HARD_TOLERATED_DEPTH: f32 = 0.005;
 /// Passes of the deformation limit per step.
 const LIMIT_PASSES: usize = 2;
 
@@ -558,8 +562,45 @@ impl Cloth {
                     }
                     x = top + e * (l.rest / elen);
                 }
-                // Where swinging was not enough, push it out after all (and count it): the
-                // particles below are then placed from here, so only this link is off.
+                // A swing out of the body can carry it past its max distance: that is not
+                // clear either.
+                let (r, md) = (reference[b], self.max_distance[b]);
+                clear &= x.distance_squared(r) <= md * md;
+                // Where swinging did not clear it (a leg sweeping through the open front can
+                // wrap the column further than a few swings reach), search the whole
+                // rest-length sphere for the clear point nearest to where it was headed.
+                if !clear {
+                    if let Some(y) = clear_point_on_sphere(
+                        input.colliders,
+                        p.collision_margin,
+                        top,
+                        l.rest,
+                        x,
+                        reference[b],
+                        self.max_distance[b],
+                    ) {
+                        x = y;
+                        clear = true;
+                    }
+                }
+                // Where no point at rest length is both clear and within the max distance,
+                // the link keeps its length and the max distance holds, at the least deep point
+                // if that is shallow. Deeper than that, push it out after all (and count it):
+                // the particles below are then placed from here, so only this link is off.
+                if !clear {
+                    let (y, depth) = least_deep_point_on_sphere(
+                        input.colliders,
+                        top,
+                        l.rest,
+                        reference[b],
+                        self.max_distance[b],
+                    );
+                    x = y;
+                    if depth <= HARD_TOLERATED_DEPTH {
+                        clear = true;
+                        self.contact[b] = true;
+                    }
+                }
                 if !clear {
                     let swung = x;
                     x = push_out_all(

@@ -199,6 +199,97 @@ pub fn push_out_all(
     p
 }
 
+/// Directions tried on the rest-length sphere when swinging could not clear a particle.
+const SPHERE_SEARCH_DIRECTIONS: usize = 96;
+/// Halvings of the arc between the blocked point and the clear direction found.
+const SPHERE_SEARCH_REFINE: usize = 10;
+
+/// The point at distance `rest` from `top` that is outside every collider (with `margin`) and
+/// within `max_distance` of `reference`, nearest to `blocked` (where the particle would be
+/// without the colliders): a fixed spiral of directions finds a clear one, then halving the
+/// arc between it and `blocked` slides it back to the collider's edge. `None` when no
+/// direction is clear. The hard pass uses it where a leg has swept through a column.
+pub fn clear_point_on_sphere(
+    colliders: &[Collider],
+    margin: f32,
+    top: Vec3,
+    rest: f32,
+    blocked: Vec3,
+    reference: Vec3,
+    max_distance: f32,
+) -> Option<Vec3> {
+    let ok = |x: Vec3| {
+        x.distance_squared(reference) <= max_distance * max_distance
+            && colliders.iter().all(|c| c.push_out(x, margin) == x)
+    };
+    let from = (blocked - top).normalize_or(Vec3::NEG_Y);
+    let mut best: Option<(f32, Vec3)> = None;
+    for k in 0..SPHERE_SEARCH_DIRECTIONS {
+        let dir = spiral_direction(k);
+        let score = dir.distance_squared(from);
+        if best.is_some_and(|(s, _)| s <= score) || !ok(top + dir * rest) {
+            continue;
+        }
+        best = Some((score, dir));
+    }
+    let (_, mut good) = best?;
+    let mut bad = from;
+    for _ in 0..SPHERE_SEARCH_REFINE {
+        let mid = (good + bad).normalize_or(good);
+        if ok(top + mid * rest) {
+            good = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    Some(top + good * rest)
+}
+
+/// Where no point of the rest-length sphere around `top` is both clear and within
+/// `max_distance` of `reference`: the point within the max distance (or, when none is, the one
+/// nearest to `reference`) that lies least deep in the colliders, measured without margin,
+/// and that depth in metres.
+pub fn least_deep_point_on_sphere(
+    colliders: &[Collider],
+    top: Vec3,
+    rest: f32,
+    reference: Vec3,
+    max_distance: f32,
+) -> (Vec3, f32) {
+    let depth = |x: Vec3| {
+        colliders
+            .iter()
+            .map(|c| c.penetration(x, 0.0))
+            .fold(0.0, f32::max)
+    };
+    // The sphere's point nearest the reference is within the max distance whenever any is.
+    let nearest = top + (reference - top).normalize_or(Vec3::NEG_Y) * rest;
+    let mut best = (nearest, depth(nearest));
+    for k in 0..SPHERE_SEARCH_DIRECTIONS {
+        if best.1 <= 0.0 {
+            break;
+        }
+        let x = top + spiral_direction(k) * rest;
+        if x.distance_squared(reference) > max_distance * max_distance {
+            continue;
+        }
+        let d = depth(x);
+        if d < best.1 {
+            best = (x, d);
+        }
+    }
+    best
+}
+
+/// Direction `k` of a Fibonacci spiral over the unit sphere: evenly spread, and the same
+/// directions every time.
+fn spiral_direction(k: usize) -> Vec3 {
+    let y = 1.0 - 2.0 * (k as f32 + 0.5) / SPHERE_SEARCH_DIRECTIONS as f32;
+    let ring = (1.0 - y * y).max(0.0).sqrt();
+    let (sin, cos) = (k as f32 * 2.399_963_2).sin_cos();
+    Vec3::new(ring * cos, y, ring * sin)
+}
+
 #[inline]
 fn push_sphere(p: Vec3, center: Vec3, radius: f32) -> Vec3 {
     let d = p - center;

@@ -47,9 +47,9 @@ pub mod wind;
 
 pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
-    EXPLODE_MIN_DISTANCE, TELEPORT_ANGLE, TELEPORT_DISTANCE,
+    EXPLODE_MIN_DISTANCE, HARD_TOLERATED_DEPTH, TELEPORT_ANGLE, TELEPORT_DISTANCE,
 };
-pub use collision::{push_out_all, Collider};
+pub use collision::{clear_point_on_sphere, push_out_all, Collider};
 pub use fixed_step::FixedStep;
 pub use frame::Frame;
 pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamSpec};
