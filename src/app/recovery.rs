@@ -332,15 +332,19 @@ impl App {
         egui::Area::new(egui::Id::unique("reset-notice"))
             .order(egui::Order::Foreground)
             .fixed_pos(rect.left_top() + egui::vec2(12.0, 12.0))
+            .constrain_to(rect)
             .show(ctx, |ui| {
                 ui.set_opacity((left / NOTICE_FADE).clamp(0.15, 1.0) as f32);
                 egui::Frame::popup(ui.style())
                     .fill(egui::Color32::from_rgb(110, 60, 20))
                     .show(ui, |ui| {
                         ui.set_max_width((rect.width() - 40.0).clamp(200.0, 640.0));
-                        ui.horizontal(|ui| {
-                            ui.colored_label(egui::Color32::WHITE, &notice.text);
-                        });
+                        ui.add(
+                            egui::Label::new(
+                                egui::RichText::new(&notice.text).color(egui::Color32::WHITE),
+                            )
+                            .wrap(),
+                        );
                         if ui.small_button("Dismiss").clicked() {
                             dismiss = true;
                         }
