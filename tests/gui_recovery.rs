@@ -511,3 +511,25 @@ fn the_reset_notice_names_the_knobs_to_try_when_they_are_extreme() {
         "{text}"
     );
 }
+
+#[test]
+fn a_clean_exit_removes_the_autosave_but_not_an_unanswered_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let mut h = build(Some(tweed_copy(dir.path())), Some(state.clone()));
+    let file = state.join(FILE_NAME);
+    set_slider(&mut h, "Damping", 0.5);
+    assert!(file.exists());
+    eframe::App::on_exit(h.state_mut(), None);
+    assert!(!file.exists(), "a clean exit left the autosave");
+
+    // Quitting while the restore offer is still open keeps the old autosave for next time.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let path = tweed_copy(dir.path());
+    let file = write_autosave(&state, Some(&path), 0.5);
+    let mut h = build(Some(path), Some(state));
+    assert!(h.state().restore_offered());
+    eframe::App::on_exit(h.state_mut(), None);
+    assert!(file.exists());
+}

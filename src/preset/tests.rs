@@ -265,3 +265,18 @@ fn the_format_reference_table_is_current() {
         "docs/preset-format.md's parameter table is stale: paste `cloth-tuner params` into it"
     );
 }
+
+#[test]
+fn save_refuses_to_replace_a_read_only_file_even_for_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("locked.json");
+    std::fs::write(&path, "checked in\n").unwrap();
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&path, perms).unwrap();
+    let e = Preset::default().save(&path).unwrap_err().to_string();
+    assert!(e.contains("locked.json") && e.contains("read-only"), "{e}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "checked in\n");
+    // Nothing left behind in the folder either.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
