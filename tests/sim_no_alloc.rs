@@ -43,6 +43,10 @@ fn stepping_allocates_nothing() {
     ] {
         let mut params = Preset::load(preset).unwrap().params;
         params.deformation_limit = true;
+        // Substeps interpolate the inputs in buffers made with the cloth.
+        if preset.contains("veil") {
+            params.substeps = 3;
+        }
         let at_start = allocations();
         let topo = Topology::flat_grid(16, 12, 0.05, Vec3::new(-0.4, 1.5, 0.15));
         let rest = topo.rest.clone();

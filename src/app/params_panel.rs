@@ -21,6 +21,7 @@ enum Knob<'a> {
 pub fn params_panel(ui: &mut Ui, params: &mut FabricParams, preset: &FabricParams) -> bool {
     let FabricParams {
         timestep_hz,
+        substeps,
         iterations,
         gravity,
         damping,
@@ -49,6 +50,7 @@ pub fn params_panel(ui: &mut Ui, params: &mut FabricParams, preset: &FabricParam
     let deformation_on = *deformation_limit;
     let mut knobs: Vec<(&'static str, Knob)> = vec![
         ("timestep_hz", Knob::Float(timestep_hz)),
+        ("substeps", Knob::Int(substeps)),
         ("iterations", Knob::Int(iterations)),
         ("gravity", Knob::Float(gravity)),
         ("damping", Knob::Float(damping)),

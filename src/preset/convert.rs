@@ -5,6 +5,13 @@
 //! at: both act once per step (or per relaxation pass), so at twice the rate the fabric is damped
 //! twice as often and relaxed twice as often. The conversion keeps what happens *per second*:
 //!
+//! - **Substeps**: where the new rate divides the rate the solver runs at (`timestep_hz` x
+//!   `substeps`), the converted preset keeps that solver rate with `substeps` solver steps per
+//!   fixed step (60 Hz to 30 Hz: 2), and the per-step knobs below stay as they are: the fabric
+//!   is then solved exactly as it was tuned, with the character's motion interpolated between
+//!   the engine's steps. Otherwise `substeps = floor(solver rate / new rate)` (at least 1, at
+//!   most 8) and the knobs below are rewritten from the old solver rate `h` to the new one `h'`
+//!   (the new rate x substeps).
 //! - **Damping** (`damping`, `contact_damping`, `edge_damping`): Verlet keeps `1 - d` of the
 //!   velocity each step, so `(1 - d)^h` of it per second at `h` steps per second. At the new
 //!   rate `h'` the same per-second loss needs `d' = 1 - (1 - d)^(h / h')`.
@@ -42,7 +49,8 @@ use super::Preset;
 use crate::sim::{FabricParams, ParamError};
 
 /// The knobs whose meaning depends on the time step, with how they convert.
-pub const TIMESTEP_DEPENDENT: [&str; 6] = [
+pub const TIMESTEP_DEPENDENT: [&str; 7] = [
+    "substeps",
     "damping",
     "contact_damping",
     "edge_damping",
@@ -94,10 +102,17 @@ pub fn convert_params(params: &FabricParams, to_hz: f32) -> Result<Conversion, C
     params.validate()?;
     check_rate(to_hz)?;
     let mut out = params.clone();
-    let from_hz = params.timestep_hz as f64;
-    let ratio = from_hz / to_hz as f64;
+    // The rate the solver really runs at, before and after.
+    let from_hz = params.timestep_hz as f64 * params.substeps.max(1) as f64;
+    let substeps = (from_hz / to_hz as f64 + 1e-9)
+        .floor()
+        .clamp(1.0, max_substeps()) as u32;
+    let ratio = from_hz / (to_hz as f64 * substeps as f64);
     if params.timestep_hz != to_hz {
         out.timestep_hz = to_hz;
+        out.substeps = substeps;
+    }
+    if ratio != 1.0 {
         out.damping = convert_damping(params.damping, ratio);
         out.contact_damping = convert_damping(params.contact_damping, ratio);
         out.edge_damping = convert_damping(params.edge_damping, ratio);
@@ -160,6 +175,10 @@ fn convert_stiffness(k: f32, e: f64) -> f32 {
     (1.0 - (1.0 - k as f64).powf(e)).clamp(0.0, 1.0) as f32
 }
 
+fn max_substeps() -> f64 {
+    FabricParams::spec("substeps").map_or(8.0, |s| s.max)
+}
+
 fn max_iterations() -> f64 {
     FabricParams::spec("iterations").map_or(32.0, |s| s.max)
 }
@@ -200,10 +219,12 @@ mod tests {
                 (p.contact_damping, c.contact_damping),
                 (p.edge_damping, c.edge_damping),
             ] {
-                let (before, after) = (per_second(a, 60.0), per_second(b, hz));
+                // Per second at the rate the solver runs: the step rate x substeps.
+                let solver_hz = hz * c.substeps as f32;
+                let (before, after) = (per_second(a, 60.0), per_second(b, solver_hz));
                 // Only the f32 rounding of the stored value separates them.
                 assert!(
-                    (before - after).abs() < 2e-6 * hz as f64 * before.max(1e-3),
+                    (before - after).abs() < 2e-6 * solver_hz as f64 * before.max(1e-3),
                     "{hz} Hz: {before} vs {after}"
                 );
             }
@@ -222,31 +243,52 @@ mod tests {
             shear_bend_stiffness: 0.3,
             ..Default::default()
         };
-        let c = convert_params(&p, 30.0).unwrap().params;
-        assert_eq!((c.iterations, c.stretch_stiffness), (8, 0.9));
+        // A whole divisor of the rate: the solver keeps its 60 Hz inside the engine's steps
+        // and no per-step knob changes.
+        for (hz, substeps) in [(30.0, 2), (20.0, 3), (15.0, 4)] {
+            let c = convert_params(&p, hz).unwrap().params;
+            assert_eq!(c.timestep_hz, hz);
+            assert_eq!(c.substeps, substeps, "{hz} Hz");
+            assert_eq!(
+                FabricParams {
+                    timestep_hz: 60.0,
+                    substeps: 1,
+                    ..c
+                },
+                p
+            );
+        }
         let c = convert_params(&p, 120.0).unwrap().params;
         assert_eq!((c.iterations, c.shear_bend_stiffness), (2, 0.3));
+        assert_eq!(c.substeps, 1);
         // 4 passes at 60 Hz is 5.33 at 45 Hz: 5 passes, each a little stiffer.
         let c = convert_params(&p, 45.0).unwrap().params;
         assert_eq!(c.iterations, 5);
         let left = left_per_second;
         assert!(c.shear_bend_stiffness > 0.3);
         assert!((left(0.3, 4, 60.0) / left(c.shear_bend_stiffness, 5, 45.0) - 1.0).abs() < 1e-4);
-        // Clamped at 32 passes: the stiffness does the rest.
+        // Clamped at 32 passes: the stiffness does the rest (240 Hz to 100 Hz: 2 substeps of
+        // 200 Hz, 32 passes would be 38.4).
         let many = FabricParams {
+            timestep_hz: 240.0,
             iterations: 32,
             ..p.clone()
         };
-        let c = convert_params(&many, 15.0).unwrap().params;
-        assert_eq!(c.iterations, 32);
+        let c = convert_params(&many, 100.0).unwrap().params;
+        assert_eq!((c.iterations, c.substeps), (32, 2));
         assert!(c.shear_bend_stiffness > 0.3);
-        assert!((left(0.3, 32, 60.0) / left(c.shear_bend_stiffness, 32, 15.0) - 1.0).abs() < 1e-3);
+        // The same error left per second, compared as logarithms (both are far below 1e-300).
+        let log_left = |k: f32, n: u32, hz: f64| n as f64 * hz * (1.0 - k as f64).ln();
+        assert!(
+            (log_left(0.3, 32, 240.0) / log_left(c.shear_bend_stiffness, 32, 200.0) - 1.0).abs()
+                < 1e-5
+        );
         // No passes stay no passes; a rigid link stays rigid.
         let none = FabricParams {
             iterations: 0,
             ..p.clone()
         };
-        assert_eq!(convert_params(&none, 30.0).unwrap().params.iterations, 0);
+        assert_eq!(convert_params(&none, 45.0).unwrap().params.iterations, 0);
         let rigid = FabricParams {
             iterations: 5,
             stretch_stiffness: 1.0,
@@ -267,22 +309,42 @@ mod tests {
     }
 
     #[test]
-    fn round_trips_return_the_original() {
+    fn round_trips_return_the_original_or_keep_the_faster_solver() {
         for file in SHIPPED {
             let p = Preset::load(file).unwrap().params;
             for hz in [15.0, 20.0, 30.0, 45.0, 50.0, 90.0, 120.0, 144.0, 240.0] {
                 let there = convert_params(&p, hz).unwrap().params;
                 assert!(there.validate().is_ok(), "{file} at {hz} Hz");
                 let back = convert_params(&there, p.timestep_hz).unwrap().params;
+                if there.timestep_hz >= 2.0 * p.timestep_hz {
+                    // Coming back from at least twice the rate, the solver keeps the faster
+                    // rate as substeps: the fabric is the faster preset's, solved as it was.
+                    let k = (there.timestep_hz / p.timestep_hz).floor() as u32;
+                    assert_eq!(back.substeps, k, "{file} via {hz} Hz");
+                    let ratio = there.timestep_hz as f64 / (p.timestep_hz as f64 * k as f64);
+                    if ratio == 1.0 {
+                        assert_eq!(
+                            FabricParams {
+                                timestep_hz: hz,
+                                substeps: 1,
+                                ..back
+                            },
+                            there,
+                            "{file} via {hz} Hz"
+                        );
+                    }
+                    continue;
+                }
                 // Whole passes: exact when the pass count converts to a whole number (60 to
                 // 30 to 60), else the pass count may come back a little off (60 Hz x 4 is
                 // 2.67 passes at 90 Hz: 3, and 3 at 90 Hz is 4.5 at 60 Hz: 5) and the stiffness
                 // below 1 makes up for it: the error left per second is the same.
-                let exact = (p.iterations as f64 * p.timestep_hz as f64 / hz as f64).fract() == 0.0;
+                let solver_hz = hz as f64 * there.substeps as f64;
+                let exact = (p.iterations as f64 * p.timestep_hz as f64 / solver_hz).fract() == 0.0;
                 let mut fields: Vec<&str> = FabricParams::SPECS.iter().map(|s| s.name).collect();
                 if !exact {
                     // Rounding to whole passes twice: off by at most 1/2 + (1/2) (hz / rate).
-                    let slack = (0.5 + 0.5 * hz as f64 / p.timestep_hz as f64).floor() as u32;
+                    let slack = (0.5 + 0.5 * solver_hz / p.timestep_hz as f64).floor() as u32;
                     assert!(
                         back.iterations.abs_diff(p.iterations) <= slack,
                         "{file} via {hz} Hz"
@@ -321,7 +383,7 @@ mod tests {
     #[test]
     fn only_time_step_dependent_knobs_change() {
         let p = Preset::load("presets/veil.json").unwrap().params;
-        let c = convert_params(&p, 30.0).unwrap();
+        let c = convert_params(&p, 45.0).unwrap();
         for ch in &c.changes {
             assert!(
                 ch.field == "timestep_hz" || TIMESTEP_DEPENDENT.contains(&ch.field),

@@ -235,11 +235,12 @@ mod tests {
     #[test]
     fn every_current_knob_has_a_version_0_source() {
         for spec in FabricParams::SPECS {
-            let found = spec.name == "deformation_limit"
+            // The switch comes from `stretch_limit`; version 0 had no substeps (1 each).
+            let found = ["deformation_limit", "substeps"].contains(&spec.name)
                 || V0_FIELDS.iter().any(|(_, new)| *new == spec.name);
             assert!(found, "{} has no version 0 field", spec.name);
         }
-        assert_eq!(V0_FIELDS.len() + 1, FabricParams::SPECS.len());
+        assert_eq!(V0_FIELDS.len() + 2, FabricParams::SPECS.len());
     }
 
     #[test]

@@ -46,6 +46,9 @@ const HARD_COLLISION_PASSES: usize = 6;
 /// particle to keep its link at rest length and within its max distance, where no point is both
 /// clear and within reach.
 pub const HARD_TOLERATED_DEPTH: f32 = 0.005;
+/// Colliders the substep buffers hold without growing (more allocate once, on the first step
+/// that has them).
+const COLLIDER_CAPACITY: usize = 32;
 /// Passes of the deformation limit per step.
 const LIMIT_PASSES: usize = 2;
 
@@ -158,6 +161,13 @@ pub struct Cloth {
     wind_accel: Vec<Vec3>,
     wind_area: Vec<f32>,
     last_frame: Option<Frame>,
+    /// The last step's reference points and colliders, to interpolate substeps from.
+    last_reference: Vec<Vec3>,
+    last_colliders: Vec<Collider>,
+    has_last_input: bool,
+    /// Scratch for one substep's interpolated inputs.
+    sub_reference: Vec<Vec3>,
+    sub_colliders: Vec<Collider>,
     time: f64,
     stats: ClothStats,
 }
@@ -244,6 +254,11 @@ impl Cloth {
             wind_accel: vec![Vec3::ZERO; n],
             wind_area: vec![0.0; n],
             last_frame: None,
+            last_reference: vec![Vec3::ZERO; n],
+            last_colliders: Vec::with_capacity(COLLIDER_CAPACITY),
+            has_last_input: false,
+            sub_reference: vec![Vec3::ZERO; n],
+            sub_colliders: Vec::with_capacity(COLLIDER_CAPACITY),
             time: 0.0,
             stats: ClothStats::default(),
             params: FabricParams::default(),
@@ -356,6 +371,7 @@ impl Cloth {
         self.prev.copy_from_slice(reference);
         self.contact.fill(false);
         self.last_frame = None;
+        self.has_last_input = false;
         self.time = 0.0;
         Ok(())
     }
@@ -399,9 +415,10 @@ impl Cloth {
         Ok(())
     }
 
-    /// Advances the cloth by one fixed step of `1 / timestep_hz` seconds.
-    // The loops walk several per-particle arrays in step; indexing by particle reads clearest.
-    #[allow(clippy::needless_range_loop)]
+    /// Advances the cloth by one fixed step of `1 / timestep_hz` seconds: `substeps` solver
+    /// steps, each seeing the character's frame, the reference points and the colliders
+    /// interpolated between the last step's and this one's (linearly; rotations along the
+    /// shortest arc). With one substep the inputs are used as given.
     pub fn step(&mut self, input: &StepInput) -> Result<StepReport, StepError> {
         self.check_reference(input.reference)?;
         if !input.frame.is_finite() {
@@ -410,9 +427,84 @@ impl Cloth {
         if let Some(i) = input.colliders.iter().position(|c| !c.is_valid()) {
             return Err(StepError::BadCollider(i));
         }
+        let n = self.params.substeps.max(1);
+        let report = if n == 1 {
+            self.substep(
+                input.frame,
+                input.reference,
+                input.colliders,
+                self.params.dt(),
+                1.0 / self.params.timestep_hz as f64,
+            )
+        } else {
+            let dt = 1.0 / (self.params.timestep_hz * n as f32);
+            let dt_time = 1.0 / (self.params.timestep_hz as f64 * n as f64);
+            // Taken out for the loop (no allocation) and put back after.
+            let mut reference = std::mem::take(&mut self.sub_reference);
+            let mut colliders = std::mem::take(&mut self.sub_colliders);
+            let start_frame = self.last_frame;
+            let same_colliders =
+                self.has_last_input && self.last_colliders.len() == input.colliders.len();
+            let mut report = StepReport::default();
+            for k in 1..=n {
+                let w = k as f32 / n as f32;
+                let frame = match start_frame {
+                    Some(a) if k < n => a.lerp(&input.frame, w),
+                    _ => input.frame,
+                };
+                if self.has_last_input && k < n {
+                    for ((o, a), b) in reference
+                        .iter_mut()
+                        .zip(&self.last_reference)
+                        .zip(input.reference)
+                    {
+                        *o = a.lerp(*b, w);
+                    }
+                } else {
+                    reference.copy_from_slice(input.reference);
+                }
+                colliders.clear();
+                if same_colliders && k < n {
+                    colliders.extend(
+                        self.last_colliders
+                            .iter()
+                            .zip(input.colliders)
+                            .map(|(a, b)| a.lerp(b, w)),
+                    );
+                } else {
+                    colliders.extend_from_slice(input.colliders);
+                }
+                report = self.substep(frame, &reference, &colliders, dt, dt_time);
+            }
+            self.sub_reference = reference;
+            self.sub_colliders = colliders;
+            report
+        };
+        self.last_reference.copy_from_slice(input.reference);
+        self.last_colliders.clear();
+        self.last_colliders.extend_from_slice(input.colliders);
+        self.has_last_input = true;
+        self.stats.steps += 1;
+        Ok(report)
+    }
+
+    /// One solver step of `dt` seconds (`dt_time`, the same in f64, advances the clock).
+    // The loops walk several per-particle arrays in step; indexing by particle reads clearest.
+    #[allow(clippy::needless_range_loop)]
+    fn substep(
+        &mut self,
+        frame: Frame,
+        reference: &[Vec3],
+        colliders: &[Collider],
+        dt: f32,
+        dt_time: f64,
+    ) -> StepReport {
         let p = self.params.clone();
-        let dt = p.dt();
-        let reference = input.reference;
+        let input = StepInput {
+            frame,
+            reference,
+            colliders,
+        };
 
         self.apply_world_motion(input.frame, &p);
         // Pinned particles go to their reference first, so everything below (the wind's
@@ -501,12 +593,11 @@ impl Cloth {
             self.prev.copy_from_slice(reference);
             self.contact.fill(false);
             self.stats.resets += 1;
-            self.stats.steps += 1;
-            self.time += 1.0 / p.timestep_hz as f64;
-            return Ok(StepReport {
+            self.time += dt_time;
+            return StepReport {
                 reset: true,
                 contacts: 0,
-            });
+            };
         }
 
         let contacts = self.collide(input.colliders, reference, p.collision_margin);
@@ -633,12 +724,11 @@ impl Cloth {
             }
         }
 
-        self.stats.steps += 1;
-        self.time += 1.0 / p.timestep_hz as f64;
-        Ok(StepReport {
+        self.time += dt_time;
+        StepReport {
             reset: false,
             contacts,
-        })
+        }
     }
 
     /// Moves every free particle (and its previous position, so the offset carries inertia) by

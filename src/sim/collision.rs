@@ -46,6 +46,74 @@ pub enum Collider {
 }
 
 impl Collider {
+    /// The shape `t` of the way from `self` to `other` (0 is `self`, 1 is `other`): centres,
+    /// ends, sizes and points linearly, rotations along the shortest arc. Shapes of different
+    /// kinds do not blend: the result is `other`.
+    pub fn lerp(&self, other: &Collider, t: f32) -> Collider {
+        let mix = |a: f32, b: f32| a + (b - a) * t;
+        match (*self, *other) {
+            (
+                Collider::Ellipsoid {
+                    center: c0,
+                    rotation: q0,
+                    radii: r0,
+                },
+                Collider::Ellipsoid {
+                    center: c1,
+                    rotation: q1,
+                    radii: r1,
+                },
+            ) => Collider::Ellipsoid {
+                center: c0.lerp(c1, t),
+                rotation: q0.slerp(q1, t).normalize(),
+                radii: r0.lerp(r1, t),
+            },
+            (
+                Collider::Sphere {
+                    center: c0,
+                    radius: r0,
+                },
+                Collider::Sphere {
+                    center: c1,
+                    radius: r1,
+                },
+            ) => Collider::Sphere {
+                center: c0.lerp(c1, t),
+                radius: mix(r0, r1),
+            },
+            (
+                Collider::Capsule {
+                    a: a0,
+                    b: b0,
+                    radius: r0,
+                },
+                Collider::Capsule {
+                    a: a1,
+                    b: b1,
+                    radius: r1,
+                },
+            ) => Collider::Capsule {
+                a: a0.lerp(a1, t),
+                b: b0.lerp(b1, t),
+                radius: mix(r0, r1),
+            },
+            (
+                Collider::Plane {
+                    point: p0,
+                    normal: n0,
+                },
+                Collider::Plane {
+                    point: p1,
+                    normal: n1,
+                },
+            ) => Collider::Plane {
+                point: p0.lerp(p1, t),
+                normal: n0.lerp(n1, t).normalize_or(n1),
+            },
+            (_, other) => other,
+        }
+    }
+
     /// True when every number is finite and every size positive.
     pub fn is_valid(&self) -> bool {
         match *self {

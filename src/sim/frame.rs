@@ -64,4 +64,13 @@ impl Frame {
     pub fn is_finite(&self) -> bool {
         self.rotation.is_finite() && self.translation.is_finite()
     }
+
+    /// The frame `t` of the way from `self` to `other` (0 is `self`, 1 is `other`):
+    /// translation linearly, rotation along the shortest arc.
+    pub fn lerp(&self, other: &Frame, t: f32) -> Frame {
+        Frame {
+            rotation: self.rotation.slerp(other.rotation, t).normalize(),
+            translation: self.translation.lerp(other.translation, t),
+        }
+    }
 }

@@ -702,3 +702,96 @@ fn a_teleport_is_a_cut_not_a_fling() {
         assert!(p.distance(*r) < 0.2);
     }
 }
+
+/// The inputs of step `k` of a moving, turning character at `hz`: its frame, the reference
+/// points (the rest pose carried along with a sway) and an ellipsoid that swings through the
+/// sheet.
+fn moving_inputs(rest: &[Vec3], t: f32) -> (Frame, Vec<Vec3>, [Collider; 2]) {
+    let frame = Frame::new(
+        Quat::from_rotation_y(0.8 * t),
+        Vec3::new(1.5 * t, 0.0, 0.3 * (3.0 * t).sin()),
+    );
+    let sway = Vec3::new(0.05 * (5.0 * t).sin(), 0.0, 0.04 * (7.0 * t).cos());
+    let reference = rest.iter().map(|&r| r + sway).collect();
+    let colliders = [
+        Collider::Ellipsoid {
+            center: Vec3::new(0.1 + 0.2 * (4.0 * t).sin(), -0.25, 0.05),
+            rotation: Quat::from_rotation_z(0.5 * t),
+            radii: Vec3::new(0.08, 0.2, 0.06),
+        },
+        Collider::Plane {
+            point: Vec3::new(0.0, -0.6, 0.0),
+            normal: Vec3::Y,
+        },
+    ];
+    (frame, reference, colliders)
+}
+
+#[test]
+fn substeps_are_the_finer_rate_fed_inputs_interpolated_between_steps() {
+    // A fabric tuned at 60 Hz converted to a 30 Hz engine runs 2 substeps per step. Given the
+    // engine's inputs every 1/30 s, it must be bit for bit the 60 Hz cloth fed the same inputs
+    // with the in-between ones interpolated halfway.
+    let knobs = FabricParams {
+        iterations: 4,
+        damping: 0.02,
+        wind_speed: 6.0,
+        collision_margin: 0.01,
+        world_motion_fraction: 0.3,
+        ..FabricParams::default()
+    };
+    let topo = sheet(8, 8, 0.06);
+    let rest = topo.rest.clone();
+    let mut fine = Cloth::new(topo.clone(), &knobs);
+    let mut coarse = Cloth::new(
+        topo,
+        &FabricParams {
+            timestep_hz: 30.0,
+            substeps: 2,
+            ..knobs.clone()
+        },
+    );
+    let mut last: Option<(Frame, Vec<Vec3>, [Collider; 2])> = None;
+    let mut moved = 0f32;
+    for k in 0..90 {
+        let (frame, reference, colliders) = moving_inputs(&rest, k as f32 / 30.0);
+        let step = |cloth: &mut Cloth, f: Frame, r: &[Vec3], c: &[Collider]| {
+            cloth
+                .step(&StepInput {
+                    frame: f,
+                    reference: r,
+                    colliders: c,
+                })
+                .unwrap();
+        };
+        match &last {
+            Some((f0, r0, c0)) => {
+                let half: Vec<Vec3> = r0
+                    .iter()
+                    .zip(&reference)
+                    .map(|(a, b)| a.lerp(*b, 0.5))
+                    .collect();
+                let hc = [
+                    c0[0].lerp(&colliders[0], 0.5),
+                    c0[1].lerp(&colliders[1], 0.5),
+                ];
+                step(&mut fine, f0.lerp(&frame, 0.5), &half, &hc);
+            }
+            // The first step has nothing to interpolate from.
+            None => step(&mut fine, frame, &reference, &colliders),
+        }
+        step(&mut fine, frame, &reference, &colliders);
+        step(&mut coarse, frame, &reference, &colliders);
+        assert_eq!(coarse.positions(), fine.positions(), "step {k}");
+        assert_eq!(
+            coarse.previous_positions(),
+            fine.previous_positions(),
+            "step {k}"
+        );
+        moved = moved.max(coarse.positions()[60].distance(rest[60]));
+        last = Some((frame, reference, colliders));
+    }
+    assert!(moved > 0.05, "the sheet hardly moved: {moved}");
+    assert_eq!(coarse.time(), fine.time());
+    assert_eq!(coarse.stats().steps * 2, fine.stats().steps);
+}
