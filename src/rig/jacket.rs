@@ -556,6 +556,24 @@ fn blend_point(skin: &[Mat4], b: &Binding, p: Vec3) -> Vec3 {
     out
 }
 
+/// Up to four of the heaviest (driver, weight) pairs, the same driver merged, normalised.
+fn mix_bindings(entries: &[(u16, f32)]) -> Binding {
+    let mut out: Binding = [(0, 0.0); 4];
+    let mut merged: Vec<(u16, f32)> = Vec::with_capacity(entries.len());
+    for &(d, w) in entries.iter().filter(|e| e.1 > 0.0) {
+        match merged.iter_mut().find(|e| e.0 == d) {
+            Some(e) => e.1 += w,
+            None => merged.push((d, w)),
+        }
+    }
+    merged.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let sum: f32 = merged.iter().take(4).map(|e| e.1).sum();
+    for (o, e) in out.iter_mut().zip(&merged) {
+        *o = (e.0, e.1 / sum.max(1e-6));
+    }
+    out
+}
+
 fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
@@ -861,6 +879,24 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
     }
 
     // Sleeves: tubes from the shoulder to the wrist, skinned along the arm chain.
+    // Weights along the arm at fraction `f` from the shoulder joint to the wrist: the upper
+    // arm (its twist bone taking over toward the elbow), a short blend across the elbow, the
+    // forearm (its twist bone toward the wrist); `pad` of the weight goes to the shoulder pad.
+    let sleeve_binding = |f: f32, pad: f32, chain: &[usize; 5], s: usize| -> Binding {
+        let joint = |k: usize| rig.rest_drivers[chain[k]].w_axis.truncate();
+        let e = joint(0).distance(joint(2)) / joint(0).distance(joint(4)).max(1e-6);
+        let twist = smoothstep(e * 0.2, e * 0.8, f);
+        let lower = smoothstep(e - 0.06, e + 0.06, f);
+        let wrist = smoothstep(e + 0.1, 0.95, f);
+        let keep = 1.0 - pad;
+        mix_bindings(&[
+            (driver(chain[0]), (1.0 - twist) * (1.0 - lower) * keep),
+            (driver(chain[1]), twist * (1.0 - lower) * keep),
+            (driver(chain[2]), (1.0 - wrist) * lower * keep),
+            (driver(chain[3]), wrist * lower * keep),
+            (driver(rig.char_bones + s), pad),
+        ])
+    };
     for s in SIDES {
         let chain = [
             b.upperarm[s],
@@ -881,19 +917,10 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
             // The sleeve starts inside the shoulder (under the yoke's edge) and flares there,
             // so no skin shows between the yoke and the sleeve.
             let centre = start.lerp(end, t * 0.93) - axis * (0.06 * (1.0 - t).powi(4));
-            let radius = 0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0);
-            // Weights along the chain: each of the four arm bones covers a quarter; the first
-            // rings follow the shoulder pad.
-            let f = t * 3.999;
-            let k = f.floor() as usize;
-            let w = f - k as f32;
-            let pad = (1.0 - t * 8.0).max(0.0);
-            let binding: Binding = [
-                (driver(chain[k]), (1.0 - w) * (1.0 - pad)),
-                (driver(chain[(k + 1).min(4)]), w * (1.0 - pad)),
-                (driver(rig.char_bones + s), pad),
-                (0, 0.0),
-            ];
+            // A little extra room around the elbow, so a bent arm does not poke through.
+            let elbow = (-((t * 0.93 - 0.5) / 0.08).powi(2)).exp();
+            let radius = 0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow;
+            let binding = sleeve_binding(t * 0.93, (1.0 - t * 8.0).max(0.0), &chain, s);
             for i in 0..around {
                 let phi = TAU * i as f32 / around as f32;
                 let n = side_axis * phi.cos() + up_axis * phi.sin();
@@ -916,46 +943,166 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
                 }
             }
         }
+
+        // The armhole: a band from a loop inside the torso (skinned like the jacket's side
+        // under the arm and the yoke over the shoulder) out to a ring just inside the sleeve
+        // (skinned like the sleeve there). At rest it hides under the yoke and the sleeve;
+        // when the arm swings or rises it stretches across the armpit, so the body never
+        // shows between the sleeve and the jacket.
+        let sign = if s == 0 { 1.0 } else { -1.0 };
+        // The inner loop lies on the jacket's shell around the arm's root (front and back
+        // on the yoke, below on the top row), so the band stays outside the body.
+        let inner_centre = Vec3::new(start.x * 0.65, start.y - 0.05, top.cz);
+        let (inner_up, inner_depth) = (0.075, top.rz * 0.95);
+        let outer_along = 0.07;
+        let outer_t = ((outer_along + 0.06) / (0.93 * start.distance(end))).min(1.0);
+        let outer_centre = start + axis * outer_along;
+        let outer_radius = 0.072 - 0.022 * outer_t - 0.006;
+        let outer_binding = sleeve_binding(outer_t * 0.93, 0.0, &chain, s);
+        let band_rings = 6;
+        let band_first = m.positions.len() as u32;
+        for j in 0..=band_rings {
+            let f = j as f32 / band_rings as f32;
+            for i in 0..around {
+                let phi = TAU * i as f32 / around as f32;
+                let n = side_axis * phi.cos() + up_axis * phi.sin();
+                let flat = Vec3::new(0.0, n.y, n.z).normalize_or(Vec3::Y);
+                let inner = inner_centre + Vec3::new(0.0, flat.y * inner_up, flat.z * inner_depth);
+                let outer = outer_centre + n * outer_radius;
+                // Bulge a little outward mid-way, like a sleeve cap.
+                let p = inner.lerp(outer, f) + n * (0.012 * (PI * f).sin());
+                let normal = (Vec3::new(sign * 0.3, flat.y, flat.z).lerp(n, f)).normalize_or(n);
+                // Over the shoulder the pad, under the arm the side bone, front and back the
+                // chest.
+                let over = smoothstep(0.2, 0.9, flat.y);
+                let under = smoothstep(0.2, 0.9, -flat.y);
+                let inner_binding: Binding = [
+                    (driver(rig.char_bones + 2 + s), under),
+                    (driver(rig.char_bones + s), over),
+                    (driver(b.chest), 1.0 - over - under),
+                    (0, 0.0),
+                ];
+                let mut w = Vec::with_capacity(8);
+                w.extend(inner_binding.iter().map(|&(d, x)| (d, x * (1.0 - f))));
+                w.extend(outer_binding.iter().map(|&(d, x)| (d, x * f)));
+                m.positions.push(p);
+                m.normals.push(normal);
+                m.uvs.push([i as f32 / around as f32 * 2.0, -0.3 + f * 0.4]);
+                m.binding.push(mix_bindings(&w));
+            }
+        }
+        for j in 0..band_rings as u32 {
+            for i in 0..around as u32 {
+                let a = band_first + j * around as u32 + i;
+                let b2 = band_first + j * around as u32 + (i + 1) % around as u32;
+                let c = a + around as u32;
+                let d = b2 + around as u32;
+                if s == 0 {
+                    m.indices.extend_from_slice(&[a, b2, c, b2, d, c]);
+                } else {
+                    m.indices.extend_from_slice(&[a, c, b2, b2, c, d]);
+                }
+            }
+        }
     }
 
     if rig.hooded {
-        // A hood lying on the upper back, a half shell skinned rigidly to the hood bone.
-        let head = rig.rest_drivers[b.head].w_axis.truncate();
-        let centre = head + Vec3::new(0.0, -0.12, -0.16);
+        build_hood(rig, &mut m, driver(rig.char_bones + 4));
+    }
+    m
+}
+
+/// The hood, down: a rounded cowl lying on the upper back, its face opening turned up behind
+/// the neck. Two layers (the outer fabric and the lining) of a half ellipsoid whose rim is the
+/// face opening, rolled over at the rim, every vertex skinned rigidly to the hood bone so the
+/// whole hood swings with the pendulum.
+fn build_hood(rig: &JacketRig, m: &mut RenderMesh, hood_driver: u16) {
+    let neck = rig.rest_drivers[rig.bones.neck].w_axis.truncate();
+    let head = rig.rest_drivers[rig.bones.head].w_axis.truncate();
+    // The opening's centre behind the neck, under the head; the bowl hangs from it down the
+    // back.
+    let centre = Vec3::new(head.x, neck.y - 0.02, neck.z - 0.165);
+    let down = Vec3::new(0.0, -1.0, -0.28).normalize();
+    let across = Vec3::X;
+    let out = across.cross(down).normalize();
+    let (width, depth, length) = (0.125, 0.05, 0.2);
+    let thickness = 0.012;
+    let (nt, np) = (14usize, 32usize);
+    let binding: Binding = [(hood_driver, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)];
+    // The pendulum hangs straight down once the clip runs (it starts tilted back, its rest
+    // position): the hood is shaped for that hanging bone and carried into the rest bone's
+    // frame, so it lies on the back while the bone hangs and swings with it.
+    let origin = rig.hood_rest.w_axis.truncate();
+    let hanging = look_at_matrix(origin, origin - Vec3::Y);
+    let to_rest = rig.hood_rest * hanging.inverse();
+    // A point on the outer surface: `theta` from the opening (0) to the bottom of the bowl
+    // (PI / 2), `phi` around the opening (0 at the left, PI / 2 facing out from the back).
+    let surface = |theta: f32, phi: f32| -> (Vec3, Vec3) {
+        let (ct, st) = (theta.cos(), theta.sin());
+        let (cp, sp) = (phi.cos(), phi.sin());
+        // The opening hugs the neck: its sides come forward around it and its back edge
+        // rises a little, as a hood's face opening does when it lies folded.
+        let wrap = ct.powi(3) * cp * cp;
+        let p = centre
+            + across * (width * cp * ct)
+            + out * (depth * sp * ct)
+            + down * (length * st)
+            + Vec3::new(0.0, 0.02 * sp.max(0.0), 0.07) * wrap;
+        let n = across * (cp * ct / width) + out * (sp * ct / depth) + down * (st / length);
+        (p, n.normalize())
+    };
+    // Outer layer, then the lining (offset inward, facing inward), sharing the rim.
+    for layer in 0..2 {
         let first = m.positions.len() as u32;
-        let (nt, np) = (12, 20);
         for j in 0..=nt {
             let theta = PI * 0.5 * j as f32 / nt as f32;
             for i in 0..=np {
-                let phi = PI * i as f32 / np as f32;
-                let n = Vec3::new(
-                    phi.cos() * theta.cos(),
-                    theta.sin() * 0.6,
-                    -phi.sin() * theta.cos() - 0.2,
-                )
-                .normalize();
-                m.positions
-                    .push(centre + Vec3::new(n.x * 0.17, n.y * 0.2, n.z * 0.1));
+                let phi = TAU * i as f32 / np as f32;
+                let (p, n) = surface(theta, phi);
+                let (p, n) = if layer == 0 {
+                    (p, n)
+                } else {
+                    (p - n * thickness, -n)
+                };
+                let (p, n) = (to_rest.transform_point3(p), to_rest.transform_vector3(n));
+                m.positions.push(p);
                 m.normals.push(n);
                 m.uvs
-                    .push([i as f32 / np as f32 * 2.0, j as f32 / nt as f32]);
-                m.binding.push([
-                    (driver(rig.char_bones + 4), 1.0),
-                    (0, 0.0),
-                    (0, 0.0),
-                    (0, 0.0),
-                ]);
+                    .push([i as f32 / np as f32 * 3.0, j as f32 / nt as f32 * 1.2]);
+                m.binding.push(binding);
             }
         }
         for j in 0..nt as u32 {
             for i in 0..np as u32 {
                 let a = first + j * (np as u32 + 1) + i;
                 let c = a + np as u32 + 1;
-                m.indices.extend_from_slice(&[a, c, a + 1, a + 1, c, c + 1]);
+                if layer == 0 {
+                    m.indices.extend_from_slice(&[a, a + 1, c, a + 1, c + 1, c]);
+                } else {
+                    m.indices.extend_from_slice(&[a, c, a + 1, a + 1, c, c + 1]);
+                }
             }
         }
     }
-    m
+    // The rolled rim of the opening: joins the outer layer to the lining with a small bead.
+    let outer_rim = |i: usize| (m.positions.len() - 2 * (nt + 1) * (np + 1) + i) as u32;
+    let inner_rim = |i: usize| (m.positions.len() - (nt + 1) * (np + 1) + i) as u32;
+    let (o0, i0) = (outer_rim(0), inner_rim(0));
+    let bead = m.positions.len() as u32;
+    for i in 0..=np {
+        let phi = TAU * i as f32 / np as f32;
+        let (p, n) = surface(0.0, phi);
+        m.positions
+            .push(to_rest.transform_point3(p - n * (thickness * 0.5) - down * 0.012));
+        m.normals.push(to_rest.transform_vector3(-down));
+        m.uvs.push([i as f32 / np as f32 * 3.0, -0.05]);
+        m.binding.push(binding);
+    }
+    for i in 0..np as u32 {
+        let (o, n, k) = (o0 + i, i0 + i, bead + i);
+        m.indices.extend_from_slice(&[o, k, o + 1, o + 1, k, k + 1]);
+        m.indices.extend_from_slice(&[k, n, k + 1, k + 1, n, n + 1]);
+    }
 }
 
 #[cfg(test)]
