@@ -8,6 +8,7 @@ mod params_panel;
 pub mod plots;
 mod recovery;
 pub mod stage;
+mod timeline;
 pub mod undo;
 mod viewport;
 
@@ -116,6 +117,8 @@ pub struct App {
     report_fps: bool,
     fps_report_at: f64,
     allow_close: bool,
+    /// The timeline scrub under way or last finished.
+    seek: Option<timeline::Seek>,
     /// Autosave, restore offer, save-error dialog, drawing failure, reset notice.
     recovery: recovery::Recovery,
 }
@@ -212,6 +215,7 @@ impl App {
             report_fps: options.report_fps,
             fps_report_at: 0.0,
             allow_close: false,
+            seek: None,
             recovery: recovery::Recovery::default(),
         }
     }
@@ -262,6 +266,12 @@ impl App {
             if self.is_dirty() { " *" } else { "" },
             file
         )
+    }
+
+    /// True once the artist agreed to quit (nothing unsaved, or Discard): the next close
+    /// request goes through.
+    pub fn close_allowed(&self) -> bool {
+        self.allow_close
     }
 
     /// Plays or pauses.
@@ -553,7 +563,11 @@ impl App {
                 }
                 ui.separator();
                 if ui.button("Quit").clicked() {
-                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                    // Asks first when there are unsaved changes, as the close button does.
+                    self.guarded(Pending::Quit);
+                    if self.allow_close {
+                        ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                    }
                 }
             });
             ui.menu_button("Edit", |ui| {
@@ -717,19 +731,7 @@ impl App {
                     .clamping(egui::SliderClamping::Always),
             );
             ui.checkbox(&mut self.looping, "Loop");
-            let (duration, clip_loops) = self.stage.clip_duration();
-            let t = self.stage.time();
-            let in_clip = if clip_loops && duration > 0.0 {
-                t % duration
-            } else {
-                t.min(duration)
-            };
-            ui.add(
-                egui::ProgressBar::new((in_clip / duration.max(1e-6)) as f32)
-                    .desired_width(160.0)
-                    .text(format!("{in_clip:.2} / {duration:.2} s")),
-            )
-            .on_hover_text(format!("Time since the clip start: {t:.3} s"));
+            self.timeline(ui);
             ui.label(format!("{:.0} fps", self.fps));
         });
     }
