@@ -302,17 +302,17 @@ fn a_panic_inside_the_3d_drawing_keeps_the_window_and_the_params() {
     let state = dir.path().join("state");
     let preset = tweed_copy(dir.path());
     let shipped = cloth_tuner::preset::Preset::load(&preset).unwrap();
-    // Drawing panics 30 s after the viewport is made: time enough for a change first.
+    // Drawing panics 45 s after the viewport is made: time enough for a change first.
     let mut tuner = Tuner::start(
         &display,
         &state,
         &preset,
         dir.path().join("panic.log"),
-        &[("CLOTH_TUNER_TEST_PANIC_IN_DRAW", "30")],
+        &[("CLOTH_TUNER_TEST_PANIC_IN_DRAW", "45")],
     );
     tuner.until(
         &display,
-        25,
+        40,
         Some(TIMESTEP_HIGH),
         "an autosave of the click",
         |_| {
