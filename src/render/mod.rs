@@ -482,14 +482,7 @@ impl Renderer {
         if let Some(h) = &self.heat {
             objects.push(h);
         }
-        let shapes: [(&Shapes, bool); 10] = [
-            (&self.stretch_links, overlays.sim_mesh),
-            (&self.shear_links, overlays.sim_mesh),
-            (&self.edge_particles, overlays.edge_particles),
-            (&self.pinned_particles, overlays.pinned_particles),
-            (&self.bone_x, overlays.sim_bones),
-            (&self.bone_y, overlays.sim_bones),
-            (&self.bone_z, overlays.sim_bones),
+        let shapes: [(&Shapes, bool); 3] = [
             (&self.wind, overlays.wind_arrow),
             (&self.ellipsoids, overlays.ellipsoids),
             (&self.max_distance, overlays.max_distance),
@@ -499,6 +492,23 @@ impl Renderer {
                 objects.push(&s.gm);
             }
         }
+        // The simulation mesh, its particles and bones lie on or under the jacket: they are
+        // drawn in a second pass over the picture (depth cleared), so they always show, still
+        // hiding each other front to back.
+        let on_top: [(&Shapes, bool); 7] = [
+            (&self.stretch_links, overlays.sim_mesh),
+            (&self.shear_links, overlays.sim_mesh),
+            (&self.edge_particles, overlays.edge_particles),
+            (&self.pinned_particles, overlays.pinned_particles),
+            (&self.bone_x, overlays.sim_bones),
+            (&self.bone_y, overlays.sim_bones),
+            (&self.bone_z, overlays.sim_bones),
+        ];
+        let top_objects: Vec<&dyn Object> = on_top
+            .into_iter()
+            .filter(|(s, on)| *on && s.count > 0)
+            .map(|(s, _)| &s.gm as &dyn Object)
+            .collect();
         let lights: [&dyn Light; 3] = [&self.key, &self.fill, &self.ambient];
         let scissor = ScissorBox {
             x: viewport.x,
@@ -510,6 +520,11 @@ impl Renderer {
         target
             .clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0))
             .render_partially(scissor, &cam, objects, &lights);
+        if !top_objects.is_empty() {
+            target
+                .clear_partially(scissor, ClearState::depth(1.0))
+                .render_partially(scissor, &cam, top_objects, &lights);
+        }
     }
 
     /// The three-d context the renderer draws with.
