@@ -128,7 +128,10 @@ fn the_timeline_shows_the_clip_time() {
     let t = h.state().stage().time();
     assert!(t > 0.0, "the steps did not run");
     // Shown to the millisecond.
-    assert!((shown - t).abs() <= 0.5e-3, "shows {shown}, the clip is at {t}");
+    assert!(
+        (shown - t).abs() <= 0.5e-3,
+        "shows {shown}, the clip is at {t}"
+    );
 }
 
 fn make_unsaved_change(h: &mut Harness<'static, App>) {
@@ -215,4 +218,22 @@ fn the_window_close_button_closes_at_once_with_nothing_unsaved() {
     assert!(!press_close_button(&mut h));
     h.run();
     assert!(h.query_by_label("Unsaved changes").is_none());
+}
+
+#[test]
+fn the_timeline_does_not_pause_playback_by_itself() {
+    // A clip time that is not a whole millisecond (one 60 Hz step): a timeline that rounds its
+    // value reported a change every frame and scrubbed, pausing playback on its own.
+    let mut h = harness();
+    h.key_press(egui::Key::Period);
+    h.run();
+    h.state_mut().set_playing(true);
+    for _ in 0..5 {
+        h.step();
+    }
+    assert!(
+        h.query_by_label("Pause").is_some(),
+        "playback stopped without anyone touching the timeline"
+    );
+    assert!(!h.state().is_seeking());
 }

@@ -145,8 +145,9 @@ impl App {
                     egui::Slider::new(&mut shown, 0.0..=duration.max(1e-3))
                         .text("Time")
                         .suffix(" s")
-                        .min_decimals(2)
-                        .max_decimals(3)
+                        // Formatted, not rounded: a slider that rounds its value reports a
+                        // change every frame, which would scrub (and pause) on its own.
+                        .custom_formatter(|v, _| format!("{v:.3}"))
                         .clamping(egui::SliderClamping::Always),
                 )
             })
@@ -156,7 +157,7 @@ impl App {
                  scrub: the cloth is re-simulated from the clip start to that time, so the \
                  state is the same every time."
             ));
-        if response.changed() {
+        if response.changed() && shown != seeking.map_or(in_clip, |s| s.target as f64 / hz) {
             self.seek_to(shown);
         }
         if let Some(p) = progress {
