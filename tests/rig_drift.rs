@@ -37,3 +37,20 @@ fn a_rate_out_of_range_or_an_unknown_clip_is_refused() {
     let e = drift(c, &preset, "moonwalk", 30.0, 1.0).unwrap_err();
     assert!(e.to_string().contains("unknown clip `moonwalk`"), "{e}");
 }
+
+#[test]
+fn tweed_converted_to_half_the_rate_stays_within_a_third_of_the_unconverted_drift() {
+    // The target of the time-step conversion where it holds: half the rate runs the tuned
+    // solver as two substeps. In a dodge and at rest.
+    let c = Arc::new(Character::builtin());
+    let preset = Preset::load("presets/tweed.json").unwrap();
+    for clip in ["dodge", "idle"] {
+        let row = drift(c.clone(), &preset, clip, 30.0, 3.0).unwrap();
+        assert!(
+            row.converted_rms_cm <= row.unconverted_rms_cm / 3.0,
+            "{clip}: converted {} cm, unconverted {} cm",
+            row.converted_rms_cm,
+            row.unconverted_rms_cm
+        );
+    }
+}

@@ -53,11 +53,17 @@ mod tests {
         let out = dir.path().join("tweed_30hz.json");
         let report = export(Path::new("presets/tweed.json"), Some(30.0), &out).unwrap();
         assert!(report.contains("(60 Hz) ->"), "{report}");
-        assert!(report.contains("iterations"), "{report}");
+        // Half the rate: the tuned 60 Hz solver as two substeps, the per-step knobs as they are.
+        assert!(report.contains("substeps               1 -> 2"), "{report}");
+        assert!(!report.contains("iterations"), "{report}");
         let p = Preset::load(&out).unwrap();
         assert_eq!(p.params.timestep_hz, 30.0);
-        assert_eq!(p.params.iterations, 8);
+        assert_eq!((p.params.substeps, p.params.iterations), (2, 4));
         assert_eq!(p.converted_from_hz, Some(60.0));
+        // Another rate rewrites the per-step knobs.
+        let report = export(Path::new("presets/tweed.json"), Some(120.0), &out).unwrap();
+        assert!(report.contains("iterations"), "{report}");
+        assert!(report.contains("damping"), "{report}");
         // Without a rate: the preset as it is, canonical.
         let same = dir.path().join("tweed.json");
         export(Path::new("presets/tweed.json"), None, &same).unwrap();

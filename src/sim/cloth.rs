@@ -149,6 +149,13 @@ pub struct Cloth {
     stretch: LinkList,
     shear_bend: LinkList,
     hard: Vec<Link>,
+    /// Horizontal stretch links by row (`row_links[row_start[r]..row_start[r + 1]]`), for the
+    /// sideways limit inside the hard pass.
+    row_links: Vec<Link>,
+    row_start: Vec<usize>,
+    /// Per particle: its upper neighbour and the rest length to it (`u32::MAX` for the top
+    /// row).
+    up: Vec<(u32, f32)>,
     /// Every link sorted top-down for the deformation limit, the lower end taking the whole
     /// correction (the upper one is already solved), or half each on the same row.
     limit: Vec<Proj>,
@@ -218,6 +225,25 @@ impl Cloth {
         let stretch = LinkList::new(order(|k| k.is_stretch()));
         let shear_bend = LinkList::new(order(|k| !k.is_stretch()));
         let hard = topo.hard_links();
+        let mut row_links: Vec<Link> = topo
+            .links
+            .iter()
+            .copied()
+            .filter(|l| l.kind == ConstraintKind::StretchHorizontal)
+            .collect();
+        row_links.sort_by_key(|l| (topo.row(l.a as usize), topo.col(l.a as usize)));
+        let mut row_start = vec![0usize; topo.rows + 1];
+        for r in 0..topo.rows {
+            row_start[r + 1] = row_start[r]
+                + row_links
+                    .iter()
+                    .filter(|l| topo.row(l.a as usize) == r)
+                    .count();
+        }
+        let mut up = vec![(u32::MAX, 0.0f32); n];
+        for l in &hard {
+            up[l.b as usize] = (l.a, l.rest);
+        }
         let mut limit: Vec<Proj> = topo
             .links
             .iter()
@@ -246,6 +272,9 @@ impl Cloth {
             stretch,
             shear_bend,
             hard,
+            row_links,
+            row_start,
+            up,
             inv_mass: vec![0.0; n],
             max_distance: vec![0.0; n],
             pos: topo.rest.clone(),
@@ -607,7 +636,7 @@ impl Cloth {
         }
 
         if p.hard_constraints {
-            for l in &self.hard {
+            for (k, l) in self.hard.iter().enumerate() {
                 let (a, b) = (l.a as usize, l.b as usize);
                 let top = self.pos[a];
                 let d = self.pos[b] - top;
@@ -709,6 +738,27 @@ impl Cloth {
                     }
                 }
                 self.pos[b] = x;
+                // A row is complete when the next link starts a lower one: with the deformation
+                // limit on, hold its sideways links to the limit too before the row below is
+                // placed from it.
+                let row = self.topo.row(b);
+                if p.deformation_limit
+                    && self
+                        .hard
+                        .get(k + 1)
+                        .is_none_or(|n| self.topo.row(n.b as usize) != row)
+                {
+                    limit_row_sideways(
+                        &mut self.pos,
+                        &self.row_links[self.row_start[row]..self.row_start[row + 1]],
+                        &self.up,
+                        reference,
+                        &self.max_distance,
+                        input.colliders,
+                        p.collision_margin,
+                        p.max_stretch_ratio,
+                    );
+                }
             }
             // Every particle left the hard pass outside the colliders (each is placed, and
             // pushed out where needed, before anything below it), so what remains is the
@@ -911,6 +961,65 @@ fn project(pos: &mut [Vec3], l: &Proj, stiffness: f32) {
 
 /// Provot's deformation limit: any link longer than `ratio` times its rest length is pulled
 /// back to exactly that length.
+/// Most passes of the sideways limit over a row inside the hard pass (it stops at the first
+/// pass that finds every link within the limit).
+const SIDEWAYS_PASSES: usize = 16;
+
+/// Pulls the ends of a row's horizontal links that are longer than `ratio` x rest toward each
+/// other, each end only along the sphere around its upper neighbour (so the column keeps its
+/// rest length) and only as far (all, half or a quarter of the way) as keeps the new point
+/// outside every collider and within its max distance.
+#[allow(clippy::too_many_arguments)]
+fn limit_row_sideways(
+    pos: &mut [Vec3],
+    links: &[Link],
+    up: &[(u32, f32)],
+    reference: &[Vec3],
+    max_distance: &[f32],
+    colliders: &[Collider],
+    margin: f32,
+    ratio: f32,
+) {
+    for _ in 0..SIDEWAYS_PASSES {
+        let mut over = false;
+        for l in links {
+            let (a, b) = (l.a as usize, l.b as usize);
+            let d = pos[b] - pos[a];
+            let len = d.length();
+            let limit = l.rest * ratio;
+            if len <= limit || len <= 1e-9 {
+                continue;
+            }
+            over = true;
+            let half = d * ((len - limit) / len * 0.5);
+            for (i, target) in [(a, pos[a] + half), (b, pos[b] - half)] {
+                let (t, rest) = up[i];
+                if t == u32::MAX {
+                    continue;
+                }
+                let top = pos[t as usize];
+                let md = max_distance[i];
+                let ok = |y: Vec3| {
+                    y.distance_squared(reference[i]) <= md * md
+                        && colliders.iter().all(|c| c.push_out(y, margin) == y)
+                };
+                // The whole way, else as far as half and a quarter of it go.
+                for w in [1.0, 0.5, 0.25] {
+                    let want = pos[i].lerp(target, w);
+                    let y = top + (want - top).normalize_or(pos[i] - top) * rest;
+                    if ok(y) {
+                        pos[i] = y;
+                        break;
+                    }
+                }
+            }
+        }
+        if !over {
+            break;
+        }
+    }
+}
+
 fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) {
     for l in links {
         let (a, b) = (l.a as usize, l.b as usize);
