@@ -157,6 +157,14 @@ fn the_hood_pendulum_swings_at_its_length() {
         assert!(scene.hood_pendulum().is_finite());
     }
     assert!(moved > 0.02, "the hood did not swing: {moved}");
+    // It starts where it rests: standing still, it hardly moves in the first half second.
+    let mut scene = Scene::new(character(), &preset, "idle").unwrap();
+    let start = scene.hood_pendulum();
+    for _ in 0..30 {
+        scene.step();
+        let d = scene.hood_pendulum().distance(start);
+        assert!(d < 0.02, "the hood swung {d} m at rest");
+    }
     // Switching garments rebuilds without the hood.
     preset.garment = Garment::Jacket;
     scene.set_garment(Garment::Jacket);

@@ -263,10 +263,13 @@ impl Scene {
         self.pose_at(0.0);
         let _ = self.cloth.reset_to(&self.references);
         self.prev_offsets.fill(Vec3::ZERO);
+        // The hood starts where it comes to rest: hanging straight down behind the head (from
+        // its modelled pose it would first swing down for half a second).
         let hood_origin = self.hood_origin();
-        let rest = self.rig.hood_pendulum_rest - self.rig.hood_rest.w_axis.truncate();
-        self.pendulum.pos = hood_origin + rest;
+        self.pendulum.pos = hood_origin + Vec3::NEG_Y * self.pendulum.length;
         self.pendulum.prev = self.pendulum.pos;
+        let hood = self.hood_matrix();
+        self.rig.set_hood(hood, &mut self.frame);
         self.finish_frame();
     }
 
