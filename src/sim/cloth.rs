@@ -471,7 +471,10 @@ impl Cloth {
             // Taken out for the loop (no allocation) and put back after.
             let mut reference = std::mem::take(&mut self.sub_reference);
             let mut colliders = std::mem::take(&mut self.sub_colliders);
-            let start_frame = self.last_frame;
+            // A cut is decided on the whole step: split into substeps, a jump of a few metres
+            // (or a half turn) would pass for motion. Across a cut every substep sees the new
+            // frame, so the first one takes the cut and the others no world motion.
+            let start_frame = self.last_frame.filter(|last| !is_cut(last, &input.frame));
             let same_colliders =
                 self.has_last_input && self.last_colliders.len() == input.colliders.len();
             let mut report = StepReport::default();
@@ -788,18 +791,12 @@ impl Cloth {
         let Some(last) = self.last_frame.replace(frame) else {
             return;
         };
-        // Maps last step's character-space coordinates to this step's.
-        let delta = frame.inverse().mul(&last);
-        let angle = delta.rotation.to_axis_angle().1.abs();
-        let angle = if angle > std::f32::consts::PI {
-            std::f32::consts::TAU - angle
-        } else {
-            angle
-        };
-        if delta.translation.length() > TELEPORT_DISTANCE || angle > TELEPORT_ANGLE {
+        if is_cut(&last, &frame) {
             self.stats.teleports += 1;
             return;
         }
+        // Maps last step's character-space coordinates to this step's.
+        let delta = frame.inverse().mul(&last);
         let base = partial(&delta, p.world_motion_fraction);
         let edge = partial(&delta, p.edge_world_motion_fraction);
         for i in 0..self.pos.len() {
@@ -837,6 +834,19 @@ impl Cloth {
         }
         self.contact.iter().map(|&c| c as u32).sum()
     }
+}
+
+/// True when the character's move from `last` to `now` is a cut (a teleport), not motion:
+/// further than [`TELEPORT_DISTANCE`] or turned more than [`TELEPORT_ANGLE`].
+fn is_cut(last: &Frame, now: &Frame) -> bool {
+    let delta = now.inverse().mul(last);
+    let angle = delta.rotation.to_axis_angle().1.abs();
+    let angle = if angle > std::f32::consts::PI {
+        std::f32::consts::TAU - angle
+    } else {
+        angle
+    };
+    delta.translation.length() > TELEPORT_DISTANCE || angle > TELEPORT_ANGLE
 }
 
 /// `fraction` of a rigid motion: `None` for none of it, the motion itself for all of it, else
