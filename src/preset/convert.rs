@@ -37,11 +37,15 @@
 //! use cloth_tuner::sim::FabricParams;
 //!
 //! let at60 = FabricParams { damping: 0.02, iterations: 4, ..Default::default() };
+//! // Half the rate: the same 60 Hz solver, twice per step.
 //! let at30 = convert_params(&at60, 30.0)?.params;
-//! assert_eq!(at30.timestep_hz, 30.0);
-//! assert_eq!(at30.iterations, 8); // the same relaxation passes per second
-//! // The same velocity kept per second: (1 - 0.02)^60 = (1 - d')^30.
-//! assert!((at30.damping - (1.0 - 0.98f32.powi(2))).abs() < 1e-6);
+//! assert_eq!((at30.timestep_hz, at30.substeps), (30.0, 2));
+//! assert_eq!((at30.iterations, at30.damping), (4, 0.02));
+//! // Twice the rate: the per-step knobs are rewritten.
+//! let at120 = convert_params(&at60, 120.0)?.params;
+//! assert_eq!((at120.substeps, at120.iterations), (1, 2)); // the same passes per second
+//! // The same velocity kept per second: (1 - 0.02)^60 = (1 - d')^120.
+//! assert!((at120.damping - (1.0 - 0.98f64.sqrt() as f32)).abs() < 1e-6);
 //! # Ok::<(), cloth_tuner::preset::ConvertError>(())
 //! ```
 
