@@ -1,48 +1,14 @@
 //! The tuner window driven by label through egui_kittest (no GPU: the 3D viewport is skipped).
 #![cfg(feature = "gui")]
 
-use cloth_tuner::app::App;
 use cloth_tuner::preset::Preset;
 use cloth_tuner::sim::{FabricParams, ParamKind};
+use common::{harness, type_path};
 use eframe::egui;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
-use egui_kittest::Harness;
 
-fn harness() -> Harness<'static, App> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 900.0))
-        .with_max_steps(64)
-        .build_eframe(|cc| {
-            let mut app = App::new(cc);
-            // Paused: a playing app repaints forever and the harness would never settle.
-            app.set_playing(false);
-            app
-        });
-    h.run();
-    h
-}
-
-fn open_via_dialog(h: &mut Harness<'static, App>, menu_entry: &str, path: &std::path::Path) {
-    h.get_by_label("File").click();
-    h.run();
-    h.get_by_label(menu_entry).click();
-    h.run();
-    h.get_by_role_and_label(Role::TextInput, "Path")
-        .set_text_value_accesskit(&path.display().to_string());
-    h.run();
-    let button = if menu_entry.starts_with("Save") {
-        "Save"
-    } else {
-        "Open"
-    };
-    // The dialog's button (the File menu is closed by now).
-    h.get_all_by_label(button)
-        .last()
-        .expect("the path dialog has its button")
-        .click();
-    h.run();
-}
+mod common;
 
 #[test]
 fn every_fabric_param_has_a_widget() {
@@ -124,7 +90,7 @@ fn loading_an_invalid_preset_shows_the_error_and_keeps_the_params() {
     let mut h = harness();
     let params = h.state().params().clone();
     let name = h.state().preset().name.clone();
-    open_via_dialog(&mut h, "Open…", &bad);
+    type_path(&mut h, "Open…", &bad);
     let err = h.state().error().expect("an error is shown").to_string();
     assert!(
         err.contains("bad.json") && err.contains("params.damping") && err.contains("0 to 1"),
@@ -149,7 +115,7 @@ fn save_as_then_open_round_trips() {
     h.get_by_role_and_label(Role::Slider, "Iterations")
         .set_value_accesskit(9.0);
     h.run();
-    open_via_dialog(&mut h, "Save As…", &path);
+    type_path(&mut h, "Save As…", &path);
     assert_eq!(h.state().error(), None);
     assert!(!h.state().is_dirty());
     let saved = Preset::load(&path).expect("the saved file loads");
@@ -161,7 +127,7 @@ fn save_as_then_open_round_trips() {
     h.get_by_role_and_label(Role::Slider, "Wind speed")
         .set_value_accesskit(3.0);
     h.run();
-    open_via_dialog(&mut h, "Open…", &path);
+    type_path(&mut h, "Open…", &path);
     h.get_by_label("Discard").click();
     h.run();
     assert_eq!(h.state().params(), &saved.params);
@@ -176,7 +142,7 @@ fn opening_with_unsaved_changes_asks_first_and_cancel_keeps_them() {
         .set_value_accesskit(20.0);
     h.run();
     let tweed = cloth_tuner::app::presets_dir().join("tweed.json");
-    open_via_dialog(&mut h, "Open…", &tweed);
+    type_path(&mut h, "Open…", &tweed);
     h.get_by_label("Cancel").click();
     h.run();
     assert_eq!(h.state().params().gravity, 20.0);

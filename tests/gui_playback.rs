@@ -13,19 +13,9 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
 use glam::Vec3;
 
-fn harness() -> Harness<'static, App> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 900.0))
-        .with_max_steps(64)
-        .build_eframe(|cc| {
-            let mut app = App::new(cc);
-            // Paused: a playing app repaints forever and the harness would never settle.
-            app.set_playing(false);
-            app
-        });
-    h.run();
-    h
-}
+use common::harness;
+
+mod common;
 
 /// Frames until the scrub has reached its time (each frame fast-forwards for a while).
 fn run_until_seeked(h: &mut Harness<'static, App>) {

@@ -14,28 +14,24 @@ use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 
+use common::type_path;
+
+mod common;
+
 fn build(preset: Option<PathBuf>, autosave_dir: Option<PathBuf>) -> Harness<'static, App> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 900.0))
-        .with_max_steps(64)
-        .build_eframe(move |cc| {
-            let app = App::with_options(
-                cc,
-                Options {
-                    preset: preset.clone(),
-                    ..Default::default()
-                },
-            );
-            let mut app = match &autosave_dir {
-                Some(d) => app.with_autosave_dir(d),
-                None => app,
-            };
-            // Paused: a playing app repaints forever and the harness would never settle.
-            app.set_playing(false);
-            app
-        });
-    h.run();
-    h
+    common::paused_harness(move |cc| {
+        let app = App::with_options(
+            cc,
+            Options {
+                preset,
+                ..Default::default()
+            },
+        );
+        match &autosave_dir {
+            Some(d) => app.with_autosave_dir(d),
+            None => app,
+        }
+    })
 }
 
 fn harness() -> Harness<'static, App> {
@@ -47,26 +43,6 @@ fn tweed_copy(dir: &Path) -> PathBuf {
     let path = dir.join("tweed.json");
     std::fs::write(&path, cloth_tuner::app::SHIPPED[0].1).unwrap();
     path
-}
-
-fn type_path(h: &mut Harness<'static, App>, menu_entry: &str, path: &Path) {
-    h.get_by_label("File").click();
-    h.run();
-    h.get_by_label(menu_entry).click();
-    h.run();
-    h.get_by_role_and_label(Role::TextInput, "Path")
-        .set_text_value_accesskit(&path.display().to_string());
-    h.run();
-    let button = if menu_entry.starts_with("Save") {
-        "Save"
-    } else {
-        "Open"
-    };
-    h.get_all_by_label(button)
-        .last()
-        .expect("the path dialog has its button")
-        .click();
-    h.run();
 }
 
 fn set_slider(h: &mut Harness<'static, App>, label: &str, value: f64) {

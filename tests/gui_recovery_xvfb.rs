@@ -8,84 +8,19 @@
 //! panel changes, the positions below (`TIMESTEP_HIGH`, `TIMESTEP_LOW`) change with it.
 #![cfg(feature = "gui")]
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cloth_tuner::app::autosave::{Autosave, FILE_NAME};
+use common::Reap;
+
+mod common;
 
 /// Screen points (x, y) on the Time step slider's rail: near its right end (about 200 Hz) and
 /// a third along (about 90 Hz). The shipped tweed runs at 60 Hz.
 const TIMESTEP_HIGH: (u32, u32) = (110, 115);
 const TIMESTEP_LOW: (u32, u32) = (60, 115);
-
-/// Kills a child process when dropped (the test may fail half-way).
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// False (after a note) when the tools are missing on a developer machine; panics under CI.
-fn tools_present() -> bool {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let missing: Vec<&str> = ["Xvfb", "xdotool", "import"]
-        .into_iter()
-        .filter(|t| !have(t))
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        !ci,
-        "CI=true but {} missing: .ci/run installs xvfb, xdotool and imagemagick",
-        missing.join(" and ")
-    );
-    eprintln!(
-        "skipping: {} not installed (CI=true makes this a failure)",
-        missing.join(", ")
-    );
-    false
-}
-
-/// An X server of its own; returns it and its display name.
-fn xvfb() -> (Reap, String) {
-    let mut x = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1280x800x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("Xvfb starts");
-    let stdout = x.stdout.take().expect("piped");
-    let x = Reap(x);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("Xvfb prints its display number");
-    assert!(line.trim().parse::<u32>().is_ok(), "Xvfb said {line:?}");
-    (x, format!(":{}", line.trim()))
-}
 
 struct Tuner {
     app: Reap,
@@ -227,10 +162,10 @@ fn tweed_copy(dir: &Path) -> PathBuf {
 
 #[test]
 fn a_killed_tuner_leaves_a_valid_autosave_and_the_next_start_offers_it() {
-    if !tools_present() {
+    if !common::tools_present(&["Xvfb", "xdotool", "import"]) {
         return;
     }
-    let (_x, display) = xvfb();
+    let (_x, display) = common::xvfb(1280, 800);
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let preset = tweed_copy(dir.path());
@@ -294,10 +229,10 @@ fn a_killed_tuner_leaves_a_valid_autosave_and_the_next_start_offers_it() {
 
 #[test]
 fn a_panic_inside_the_3d_drawing_keeps_the_window_and_the_params() {
-    if !tools_present() {
+    if !common::tools_present(&["Xvfb", "xdotool", "import"]) {
         return;
     }
-    let (_x, display) = xvfb();
+    let (_x, display) = common::xvfb(1280, 800);
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let preset = tweed_copy(dir.path());

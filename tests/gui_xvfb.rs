@@ -3,31 +3,14 @@
 //! Xvfb or ImageMagick; fails when `CI=true`, because CI must prove the window renders.
 #![cfg(feature = "gui")]
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cloth_tuner::render::FabricLook;
+use common::Reap;
 
-/// Kills a child process when dropped (the test may fail half-way).
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
+mod common;
 
 /// Pixels of the picture that look like lit tweed (warm brown: red over green over blue),
 /// inside `area` (x0, y0, x1, y1).
@@ -55,49 +38,14 @@ fn tweed_pixels(png_path: &Path, area: (u32, u32, u32, u32)) -> (usize, u32, u32
 
 #[test]
 fn the_window_shows_the_jacket_under_xvfb() {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let missing: Vec<&str> = ["Xvfb", "import"]
-        .into_iter()
-        .filter(|t| !have(t))
-        .collect();
-    if !missing.is_empty() {
-        assert!(
-            !ci,
-            "CI=true but {} missing: .ci/run installs xvfb and imagemagick",
-            missing.join(" and ")
-        );
-        eprintln!(
-            "skipping: {} not installed (CI=true makes this a failure)",
-            missing.join(", ")
-        );
+    if !common::tools_present(&["Xvfb", "import"]) {
         return;
     }
     // Make sure the jacket's look in the shipped preset is the one we look for.
     assert_eq!(FabricLook::for_preset("Tweed tweed"), FabricLook::Tweed);
 
     let (w, h) = (1280, 800);
-    let mut xvfb = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            &format!("{w}x{h}x24"),
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("Xvfb starts");
-    let stdout = xvfb.stdout.take().expect("piped");
-    let xvfb = Reap(xvfb);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("Xvfb prints its display number");
-    let display = format!(":{}", line.trim());
-    assert!(line.trim().parse::<u32>().is_ok(), "Xvfb said {line:?}");
+    let (xvfb, display) = common::xvfb(w, h);
 
     let state = tempfile::tempdir().unwrap();
     let log_path = state.path().join("app.log");
