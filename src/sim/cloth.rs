@@ -225,21 +225,10 @@ impl Cloth {
         let stretch = LinkList::new(order(|k| k.is_stretch()));
         let shear_bend = LinkList::new(order(|k| !k.is_stretch()));
         let hard = topo.hard_links();
-        let mut row_links: Vec<Link> = topo
-            .links
-            .iter()
-            .copied()
-            .filter(|l| l.kind == ConstraintKind::StretchHorizontal)
+        let row_links = topo.links_top_down(ConstraintKind::StretchHorizontal);
+        let row_start = (0..=topo.rows)
+            .map(|r| row_links.partition_point(|l| topo.row(l.a as usize) < r))
             .collect();
-        row_links.sort_by_key(|l| (topo.row(l.a as usize), topo.col(l.a as usize)));
-        let mut row_start = vec![0usize; topo.rows + 1];
-        for r in 0..topo.rows {
-            row_start[r + 1] = row_start[r]
-                + row_links
-                    .iter()
-                    .filter(|l| topo.row(l.a as usize) == r)
-                    .count();
-        }
         let mut up = vec![(u32::MAX, 0.0f32); n];
         for l in &hard {
             up[l.b as usize] = (l.a, l.rest);
@@ -995,13 +984,11 @@ fn limit_row_sideways(
         for l in links {
             let (a, b) = (l.a as usize, l.b as usize);
             let d = pos[b] - pos[a];
-            let len = d.length();
-            let limit = l.rest * ratio;
-            if len <= limit || len <= 1e-9 {
+            let Some(s) = excess(d, l.rest, ratio) else {
                 continue;
-            }
+            };
             over = true;
-            let half = d * ((len - limit) / len * 0.5);
+            let half = d * (s * 0.5);
             for (i, target) in [(a, pos[a] + half), (b, pos[b] - half)] {
                 let (t, rest) = up[i];
                 if t == u32::MAX {
@@ -1030,16 +1017,21 @@ fn limit_row_sideways(
     }
 }
 
+/// For a link `d` (from one end to the other) of rest length `rest`: the share of `d` by which
+/// it is longer than `ratio` x rest, or `None` when it is not (or is degenerate).
+fn excess(d: Vec3, rest: f32, ratio: f32) -> Option<f32> {
+    let len = d.length();
+    let limit = rest * ratio;
+    (len > limit && len > 1e-9).then(|| (len - limit) / len)
+}
+
 fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) {
     for l in links {
         let (a, b) = (l.a as usize, l.b as usize);
         let d = pos[b] - pos[a];
-        let len = d.length();
-        let limit = l.rest * ratio;
-        if len <= limit || len <= 1e-9 {
+        let Some(s) = excess(d, l.rest, ratio) else {
             continue;
-        }
-        let s = (len - limit) / len;
+        };
         pos[a] += d * (s * l.wa);
         pos[b] -= d * (s * l.wb);
     }

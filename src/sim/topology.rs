@@ -263,14 +263,19 @@ impl Topology {
     /// The vertical stretch links sorted top-down: the hard-constraint pass. Each moves only
     /// its lower particle (`b`).
     pub fn hard_links(&self) -> Vec<Link> {
-        let mut hard: Vec<Link> = self
+        self.links_top_down(ConstraintKind::StretchVertical)
+    }
+
+    /// The links of one kind sorted by their first particle's row, then column.
+    pub fn links_top_down(&self, kind: ConstraintKind) -> Vec<Link> {
+        let mut links: Vec<Link> = self
             .links
             .iter()
             .copied()
-            .filter(|l| l.kind == ConstraintKind::StretchVertical)
+            .filter(|l| l.kind == kind)
             .collect();
-        hard.sort_by_key(|l| (self.row(l.a as usize), self.col(l.a as usize)));
-        hard
+        links.sort_by_key(|l| (self.row(l.a as usize), self.col(l.a as usize)));
+        links
     }
 }
 
