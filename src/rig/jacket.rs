@@ -574,6 +574,24 @@ fn mix_bindings(entries: &[(u16, f32)]) -> Binding {
     out
 }
 
+/// Triangles joining `rings + 1` consecutive rings of `around` vertices each (closed around),
+/// starting at vertex `first`; `flip` turns them to face the other way (the left side mirrors
+/// the right).
+fn ring_strip(indices: &mut Vec<u32>, first: u32, rings: u32, around: u32, flip: bool) {
+    for j in 0..rings {
+        for i in 0..around {
+            let a = first + j * around + i;
+            let b = first + j * around + (i + 1) % around;
+            let (c, d) = (a + around, b + around);
+            if flip {
+                indices.extend_from_slice(&[a, b, c, b, d, c]);
+            } else {
+                indices.extend_from_slice(&[a, c, b, b, c, d]);
+            }
+        }
+    }
+}
+
 fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
@@ -930,19 +948,7 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
                 m.binding.push(binding);
             }
         }
-        for j in 0..rings_n as u32 {
-            for i in 0..around as u32 {
-                let a = first + j * around as u32 + i;
-                let b2 = first + j * around as u32 + (i + 1) % around as u32;
-                let c = a + around as u32;
-                let d = b2 + around as u32;
-                if s == 0 {
-                    m.indices.extend_from_slice(&[a, b2, c, b2, d, c]);
-                } else {
-                    m.indices.extend_from_slice(&[a, c, b2, b2, c, d]);
-                }
-            }
-        }
+        ring_strip(&mut m.indices, first, rings_n as u32, around as u32, s == 0);
 
         // The armhole: a band from a loop inside the torso (skinned like the jacket's side
         // under the arm and the yoke over the shoulder) out to a ring just inside the sleeve
@@ -991,19 +997,13 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
                 m.binding.push(mix_bindings(&w));
             }
         }
-        for j in 0..band_rings as u32 {
-            for i in 0..around as u32 {
-                let a = band_first + j * around as u32 + i;
-                let b2 = band_first + j * around as u32 + (i + 1) % around as u32;
-                let c = a + around as u32;
-                let d = b2 + around as u32;
-                if s == 0 {
-                    m.indices.extend_from_slice(&[a, b2, c, b2, d, c]);
-                } else {
-                    m.indices.extend_from_slice(&[a, c, b2, b2, c, d]);
-                }
-            }
-        }
+        ring_strip(
+            &mut m.indices,
+            band_first,
+            band_rings as u32,
+            around as u32,
+            s == 0,
+        );
     }
 
     if rig.hooded {
