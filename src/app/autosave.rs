@@ -259,6 +259,11 @@ mod tests {
         p
     }
 
+    /// The damping in the autosave file.
+    fn saved_damping(file: &Path) -> f32 {
+        Autosave::load(file).unwrap().unwrap().preset.params.damping
+    }
+
     #[test]
     fn writes_at_most_once_per_interval_and_always_the_latest() {
         let dir = tempfile::tempdir().unwrap();
@@ -278,26 +283,10 @@ mod tests {
             a.tick(2.9, &tweaked(0.3), Some(src), true),
             Tick::Wait(_)
         ));
-        assert_eq!(
-            Autosave::load(&file)
-                .unwrap()
-                .unwrap()
-                .preset
-                .params
-                .damping,
-            0.1
-        );
+        assert_eq!(saved_damping(&file), 0.1);
         // After it, the latest state is written.
         assert_eq!(a.tick(3.0, &tweaked(0.3), Some(src), true), Tick::Wrote);
-        assert_eq!(
-            Autosave::load(&file)
-                .unwrap()
-                .unwrap()
-                .preset
-                .params
-                .damping,
-            0.3
-        );
+        assert_eq!(saved_damping(&file), 0.3);
         // Nothing new: nothing written.
         assert_eq!(a.tick(10.0, &tweaked(0.3), Some(src), true), Tick::Idle);
         // Saved (not dirty): removed.
@@ -313,15 +302,7 @@ mod tests {
         let mut a = Autosaver::in_dir(dir.path());
         a.hold(true);
         assert_eq!(a.tick(0.0, &tweaked(0.1), None, true), Tick::Idle);
-        assert_eq!(
-            Autosave::load(&file)
-                .unwrap()
-                .unwrap()
-                .preset
-                .params
-                .damping,
-            0.5
-        );
+        assert_eq!(saved_damping(&file), 0.5);
         // Not ours and nothing unsaved: not removed either.
         a.hold(false);
         assert_eq!(a.tick(1.0, &tweaked(0.1), None, false), Tick::Idle);
