@@ -171,7 +171,6 @@ pub struct Cloth {
     /// The last step's reference points and colliders, to interpolate substeps from.
     last_reference: Vec<Vec3>,
     last_colliders: Vec<Collider>,
-    has_last_input: bool,
     /// Scratch for one substep's interpolated inputs.
     sub_reference: Vec<Vec3>,
     sub_colliders: Vec<Collider>,
@@ -274,7 +273,6 @@ impl Cloth {
             last_frame: None,
             last_reference: vec![Vec3::ZERO; n],
             last_colliders: Vec::with_capacity(COLLIDER_CAPACITY),
-            has_last_input: false,
             sub_reference: vec![Vec3::ZERO; n],
             sub_colliders: Vec::with_capacity(COLLIDER_CAPACITY),
             time: 0.0,
@@ -389,7 +387,6 @@ impl Cloth {
         self.prev.copy_from_slice(reference);
         self.contact.fill(false);
         self.last_frame = None;
-        self.has_last_input = false;
         self.time = 0.0;
         Ok(())
     }
@@ -463,9 +460,11 @@ impl Cloth {
             // A cut is decided on the whole step: split into substeps, a jump of a few metres
             // (or a half turn) would pass for motion. Across a cut every substep sees the new
             // frame, so the first one takes the cut and the others no world motion.
+            // The last step's inputs are there once a step has run since the start or a reset
+            // (the step that remembers the frame also keeps the reference points and colliders).
+            let has_last = self.last_frame.is_some();
             let start_frame = self.last_frame.filter(|last| !is_cut(last, &input.frame));
-            let same_colliders =
-                self.has_last_input && self.last_colliders.len() == input.colliders.len();
+            let same_colliders = has_last && self.last_colliders.len() == input.colliders.len();
             let mut report = StepReport::default();
             for k in 1..=n {
                 let w = k as f32 / n as f32;
@@ -473,7 +472,7 @@ impl Cloth {
                     Some(a) if k < n => a.lerp(&input.frame, w),
                     _ => input.frame,
                 };
-                if self.has_last_input && k < n {
+                if has_last && k < n {
                     for ((o, a), b) in reference
                         .iter_mut()
                         .zip(&self.last_reference)
@@ -504,7 +503,6 @@ impl Cloth {
         self.last_reference.copy_from_slice(input.reference);
         self.last_colliders.clear();
         self.last_colliders.extend_from_slice(input.colliders);
-        self.has_last_input = true;
         self.stats.steps += 1;
         Ok(report)
     }
