@@ -96,7 +96,8 @@ pub fn tools_present(tools: &[&str]) -> bool {
     false
 }
 
-/// An X server of its own with one `width` x `height` screen; returns it and its display name.
+/// An X server of its own with one `width` x `height` screen that outlives its clients;
+/// returns it and its display name.
 pub fn xvfb(width: u32, height: u32) -> (Reap, String) {
     let mut x = Command::new("Xvfb")
         .args([
@@ -107,6 +108,9 @@ pub fn xvfb(width: u32, height: u32) -> (Reap, String) {
             &format!("{width}x{height}x24"),
             "-nolisten",
             "tcp",
+            // Without it the server resets when its last client goes (a killed tuner), and a
+            // tuner started in that moment cannot connect.
+            "-noreset",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
