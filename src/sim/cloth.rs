@@ -24,7 +24,7 @@ use glam::{Quat, Vec3};
 use super::collision::{clear_point_on_sphere, least_deep_point_on_sphere, push_out_all, Collider};
 use super::params::FabricParams;
 use super::topology::{interleave, ConstraintKind, Link, Topology};
-use super::wind::{triangle_wind, wind_velocity};
+use super::wind::{triangle_wind, wind_velocity, Air};
 use super::Frame;
 
 /// A particle further than this many times its max distance from its reference point (and at
@@ -545,11 +545,17 @@ impl Cloth {
             p.gust_frequency,
             self.time,
         );
+        let air = Air {
+            wind: to_local * wind_world,
+            drag: p.wind_drag,
+            dt,
+            max_scale: p.edge_wind_scale,
+        };
         triangle_wind(
             &self.pos,
+            &self.prev,
             &self.topo.triangles,
-            to_local * wind_world,
-            p.wind_drag,
+            &air,
             &mut self.wind_accel,
             &mut self.wind_area,
         );
@@ -639,15 +645,7 @@ impl Cloth {
                 // the sphere around its upper neighbour toward its reference point.
                 let (r, md) = (reference[b], self.max_distance[b]);
                 if x.distance_squared(r) > md * md {
-                    let current = (x - top) / l.rest;
-                    let toward = (r - top).normalize_or(current);
-                    for k in 1..=4 {
-                        let dir = current.lerp(toward, k as f32 * 0.25).normalize_or(current);
-                        x = top + dir * l.rest;
-                        if x.distance_squared(r) <= md * md {
-                            break;
-                        }
-                    }
+                    x = swing_within_reach(top, l.rest, x, r, md);
                 }
                 // Keep the particle out of the body while it stays at rest length: push it out,
                 // then swing it back onto the sphere around its upper neighbour, so the column
@@ -852,6 +850,36 @@ fn partial(m: &Frame, fraction: f32) -> Option<Frame> {
 }
 
 #[inline]
+/// The point at distance `rest` from `top` nearest in direction to `x` that lies within `md` of
+/// `r`: `x` swung on the sphere around `top`, in the plane through `top`, `x` and `r`, just far
+/// enough toward `r`. The points of the sphere within reach of `r` form a cap around the
+/// direction of `r`; the swing stops on the cap's rim, so the result moves continuously with
+/// `x` (a swing in fixed steps would overshoot into the cap and make a cloth held at its max
+/// distance, by wind for example, shiver). Where the cap is empty the point nearest `r`.
+fn swing_within_reach(top: Vec3, rest: f32, x: Vec3, r: Vec3, md: f32) -> Vec3 {
+    let current = (x - top).normalize_or(Vec3::Y);
+    let to_r = r - top;
+    let dist = to_r.length();
+    if dist <= 1e-9 {
+        return top + current * rest;
+    }
+    let axis = to_r / dist;
+    // |top + rest w - r|² = rest² + dist² - 2 rest dist (w·axis) <= md²
+    let cos_rim = (rest * rest + dist * dist - md * md) / (2.0 * rest * dist);
+    if cos_rim >= 1.0 {
+        return top + axis * rest;
+    }
+    let cos_now = current.dot(axis);
+    if cos_now >= cos_rim {
+        return top + current * rest;
+    }
+    let side = (current - axis * cos_now).normalize_or(axis.any_orthonormal_vector());
+    // A hair inside the rim, so rounding cannot leave it outside.
+    let cos_in = (cos_rim + 1e-6).min(1.0);
+    let dir = axis * cos_in + side * (1.0 - cos_in * cos_in).max(0.0).sqrt();
+    top + dir * rest
+}
+
 fn clamp_to(x: Vec3, center: Vec3, radius: f32) -> Vec3 {
     let d = x - center;
     let len2 = d.length_squared();
