@@ -13,6 +13,20 @@ fn the_preset_against_itself_does_not_drift() {
     let row = drift(c, &preset, "walk", 60.0, 1.0).unwrap();
     assert_eq!(row.converted_rms_cm, 0.0);
     assert_eq!(row.unconverted_max_cm, 0.0);
+    // Tweed is not chaotic: a millionth more damping stays within a tenth of a millimetre.
+    assert!(row.floor_max_cm < 0.01, "floor {} cm", row.floor_max_cm);
+}
+
+#[test]
+fn the_floor_shows_a_veil_in_the_wind_is_chaotic() {
+    // The veil flaps in a gusting wind: a millionth of damping grows to centimetres within
+    // three seconds of a dodge, so that is the least drift any conversion can show for it.
+    let c = Arc::new(Character::builtin());
+    let preset = Preset::load("presets/veil.json").unwrap();
+    let row = drift(c, &preset, "dodge", 30.0, 3.0).unwrap();
+    assert!(row.floor_rms_cm > 0.5, "floor {} cm", row.floor_rms_cm);
+    assert!(row.floor_max_cm >= row.floor_rms_cm);
+    assert!(table(&[row]).contains("floor RMS / max (cm)"));
 }
 
 #[test]
@@ -23,6 +37,7 @@ fn another_rate_drifts_a_finite_amount_and_the_table_shows_it() {
     assert!(row.converted_rms_cm.is_finite() && row.unconverted_rms_cm.is_finite());
     assert!(row.unconverted_rms_cm > 0.0);
     assert!(row.converted_max_cm >= row.converted_rms_cm);
+    assert!(row.floor_rms_cm.is_finite() && row.floor_max_cm >= row.floor_rms_cm);
     let t = table(&[row]);
     assert!(t.contains("| Down jacket | idle | 60 Hz | 30 Hz |"), "{t}");
 }

@@ -77,7 +77,8 @@ pub enum Command {
     /// Measure how well time-step conversion holds: how far the hem's trajectory on a clip
     /// departs from the preset at its own rate when run at each other rate, converted (as
     /// `export` writes it) and unconverted (the same knobs at the new rate). RMS and largest
-    /// distance in cm.
+    /// distance in cm. The floor column is the preset at its own rate against itself with its
+    /// damping moved by a millionth: what chaos alone makes of a difference that small.
     Drift {
         /// The preset file.
         #[arg(long)]

@@ -1,6 +1,10 @@
 //! How well a time-step conversion holds: the hem's trajectory on a clip with the preset at its
 //! own rate, against the converted preset at another rate and against the same knobs simply run
-//! at that rate.
+//! at that rate. And the floor under both: how far the same preset at its own rate departs
+//! from itself when one knob moves by a millionth. A fabric that flaps chaotically (a veil in
+//! a gusting wind) turns any difference, however small, into centimetres within seconds;
+//! conversion drift near that floor is as small as a comparison of single trajectories can
+//! show.
 
 use std::sync::Arc;
 
@@ -33,7 +37,14 @@ pub struct DriftRow {
     pub converted_max_cm: f32,
     pub unconverted_rms_cm: f32,
     pub unconverted_max_cm: f32,
+    /// The preset at its own rate with `damping` moved by [`FLOOR_NUDGE`], against itself.
+    pub floor_rms_cm: f32,
+    pub floor_max_cm: f32,
 }
+
+/// How far `damping` is moved for the floor: a millionth, far below anything a slider or a
+/// conversion sets.
+pub const FLOOR_NUDGE: f32 = 1e-6;
 
 impl DriftRow {
     /// Converted drift as a share of unconverted drift (RMS): below 1/3 is the target.
@@ -115,7 +126,8 @@ impl Trajectory {
 }
 
 /// Measures how far the hem departs from the preset at its own rate when run at `to_hz`,
-/// converted ([`convert_preset`]) and unconverted ([`retimed`]), over `seconds` of `clip`.
+/// converted ([`convert_preset`]) and unconverted ([`retimed`]), over `seconds` of `clip`; and
+/// the chaos floor (the preset at its own rate with `damping` nudged by [`FLOOR_NUDGE`]).
 pub fn drift(
     character: Arc<Character>,
     preset: &Preset,
@@ -130,9 +142,18 @@ pub fn drift(
     };
     let original = Trajectory::record(character.clone(), preset, clip, seconds)?;
     let conv = Trajectory::record(character.clone(), &converted, clip, seconds)?;
-    let plain = Trajectory::record(character, &unconverted, clip, seconds)?;
+    let plain = Trajectory::record(character.clone(), &unconverted, clip, seconds)?;
+    let mut nudged = preset.clone();
+    let d = nudged.params.damping;
+    nudged.params.damping = if d + FLOOR_NUDGE <= 1.0 {
+        d + FLOOR_NUDGE
+    } else {
+        d - FLOOR_NUDGE
+    };
+    let floor = Trajectory::record(character, &nudged, clip, seconds)?;
     let (converted_rms_cm, converted_max_cm) = conv.distance_from(&original);
     let (unconverted_rms_cm, unconverted_max_cm) = plain.distance_from(&original);
+    let (floor_rms_cm, floor_max_cm) = floor.distance_from(&original);
     Ok(DriftRow {
         preset: preset.name.clone(),
         clip: clip.to_string(),
@@ -143,17 +164,19 @@ pub fn drift(
         converted_max_cm,
         unconverted_rms_cm,
         unconverted_max_cm,
+        floor_rms_cm,
+        floor_max_cm,
     })
 }
 
 /// The rows as a Markdown table.
 pub fn table(rows: &[DriftRow]) -> String {
     let mut s = String::from(
-        "| preset | clip | from | to | converted drift RMS / max (cm) | unconverted drift RMS / max (cm) | converted / unconverted |\n|---|---|---|---|---|---|---|\n",
+        "| preset | clip | from | to | converted drift RMS / max (cm) | unconverted drift RMS / max (cm) | converted / unconverted | floor RMS / max (cm) |\n|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {} Hz | {} Hz | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} |\n",
+            "| {} | {} | {} Hz | {} Hz | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} | {:.2} / {:.2} |\n",
             r.preset,
             r.clip,
             r.from_hz,
@@ -162,7 +185,9 @@ pub fn table(rows: &[DriftRow]) -> String {
             r.converted_max_cm,
             r.unconverted_rms_cm,
             r.unconverted_max_cm,
-            r.ratio()
+            r.ratio(),
+            r.floor_rms_cm,
+            r.floor_max_cm
         ));
     }
     s
