@@ -54,16 +54,23 @@ fn a_rate_out_of_range_or_an_unknown_clip_is_refused() {
 }
 
 #[test]
-fn tweed_converted_to_half_the_rate_stays_within_a_third_of_the_unconverted_drift() {
+fn converted_to_half_the_rate_every_preset_at_rest_and_the_tweed_in_a_dodge_stay_within_a_third() {
     // The target of the time-step conversion where it holds: half the rate runs the tuned
-    // solver as two substeps. In a dodge and at rest.
+    // solver as two substeps. (The down jacket and the veil in a dodge miss it: their floor,
+    // what a millionth of damping alone does, is already half and a third of the unconverted
+    // drift there.)
     let c = Arc::new(Character::builtin());
-    let preset = Preset::load("presets/tweed.json").unwrap();
-    for clip in ["dodge", "idle"] {
+    for (file, clip) in [
+        ("tweed", "dodge"),
+        ("tweed", "idle"),
+        ("down_jacket", "idle"),
+        ("veil", "idle"),
+    ] {
+        let preset = Preset::load(format!("presets/{file}.json")).unwrap();
         let row = drift(c.clone(), &preset, clip, 30.0, 3.0).unwrap();
         assert!(
             row.converted_rms_cm <= row.unconverted_rms_cm / 3.0,
-            "{clip}: converted {} cm, unconverted {} cm",
+            "{file} {clip}: converted {} cm, unconverted {} cm",
             row.converted_rms_cm,
             row.unconverted_rms_cm
         );
