@@ -181,3 +181,30 @@ fn the_simulation_advances_in_fixed_steps_with_a_cap() {
     let t = app.stage().time();
     assert!((t - steps as f64 / hz).abs() < 1e-9, "{t}");
 }
+
+#[test]
+fn opening_a_preset_with_more_decimals_than_a_slider_shows_changes_nothing() {
+    // Hand-edited or converted presets carry values like 0.006018; the sliders show four
+    // decimals. Drawing them must not round the value (which would change the fabric and mark
+    // the file as changed just by opening it).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fine.json");
+    let mut preset = cloth_tuner::app::shipped(0);
+    preset.params.damping = 0.006_018;
+    preset.params.contact_damping = 0.163_33;
+    preset.params.max_stretch_ratio = 1.081_234;
+    preset.save(&path).unwrap();
+    let mut h = harness();
+    type_path(&mut h, "Open…", &path);
+    for _ in 0..3 {
+        h.run();
+    }
+    assert_eq!(h.state().error(), None);
+    assert_eq!(h.state().params(), &preset.params);
+    assert_eq!(h.state().stage().params(), &preset.params);
+    assert!(
+        !h.state().is_dirty() && !h.state().window_title().contains('*'),
+        "{}",
+        h.state().window_title()
+    );
+}

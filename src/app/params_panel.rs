@@ -124,12 +124,16 @@ fn knob_widget(ui: &mut Ui, spec: &ParamSpec, knob: &mut Knob, preset_value: f64
     };
     let response = match knob {
         Knob::Float(v) => {
+            // Clamped and rounded only when the user edits: a value from a file (already
+            // range-checked by the loader) is shown as it is, and opening a preset whose
+            // values have more decimals than the slider shows does not change them.
             let mut slider = Slider::new(&mut **v, spec.min as f32..=spec.max as f32)
                 .text(spec.label)
                 .suffix(suffix)
-                .clamping(egui::SliderClamping::Always);
+                .clamping(egui::SliderClamping::Edits);
             if spec.max - spec.min <= 2.0 {
-                slider = slider.max_decimals(3);
+                // Four decimals: per-step dampings are a few thousandths at high rates.
+                slider = slider.max_decimals(4);
             }
             if spec.min > 0.0 && spec.max / spec.min.max(1e-9) > 100.0 {
                 slider = slider.logarithmic(true);
@@ -140,7 +144,7 @@ fn knob_widget(ui: &mut Ui, spec: &ParamSpec, knob: &mut Knob, preset_value: f64
             Slider::new(&mut **v, spec.min as u32..=spec.max as u32)
                 .text(spec.label)
                 .suffix(suffix)
-                .clamping(egui::SliderClamping::Always),
+                .clamping(egui::SliderClamping::Edits),
         ),
         Knob::Bool(v) => ui.checkbox(v, spec.label),
     };
