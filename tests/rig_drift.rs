@@ -54,11 +54,14 @@ fn a_rate_out_of_range_or_an_unknown_clip_is_refused() {
 }
 
 #[test]
-fn converted_to_half_the_rate_every_preset_at_rest_and_the_tweed_in_a_dodge_stay_within_a_third() {
-    // The target of the time-step conversion where it holds: half the rate runs the tuned
-    // solver as two substeps. (The down jacket and the veil in a dodge miss it: their floor,
-    // what a millionth of damping alone does, is already half and a third of the unconverted
-    // drift there.)
+fn converted_to_30_and_120_hz_the_presets_stay_within_a_third_where_chaos_allows() {
+    // The target of the time-step conversion. The shipped presets solve at 120 Hz (60 Hz with
+    // 2 substeps), so 30 Hz runs the same solver as 4 substeps and 120 Hz as 1: what is left is
+    // the linear interpolation of the character between the engine's steps. Held here: 8 of the
+    // 12 rows. Not held: the veil in a dodge, whose floor (a millionth of damping) is already
+    // half the unconverted drift (`the_floor_shows_a_veil_in_the_wind_is_chaotic`), and the down
+    // jacket in a dodge (near its floor at 120 Hz; at 30 Hz the thigh it lies on is
+    // interpolated across 1/30 s).
     let c = Arc::new(Character::builtin());
     for (file, clip) in [
         ("tweed", "dodge"),
@@ -67,12 +70,14 @@ fn converted_to_half_the_rate_every_preset_at_rest_and_the_tweed_in_a_dodge_stay
         ("veil", "idle"),
     ] {
         let preset = Preset::load(format!("presets/{file}.json")).unwrap();
-        let row = drift(c.clone(), &preset, clip, 30.0, 3.0).unwrap();
-        assert!(
-            row.converted_rms_cm <= row.unconverted_rms_cm / 3.0,
-            "{file} {clip}: converted {} cm, unconverted {} cm",
-            row.converted_rms_cm,
-            row.unconverted_rms_cm
-        );
+        for hz in [30.0, 120.0] {
+            let row = drift(c.clone(), &preset, clip, hz, 3.0).unwrap();
+            assert!(
+                row.converted_rms_cm <= row.unconverted_rms_cm / 3.0,
+                "{file} {clip} at {hz} Hz: converted {} cm, unconverted {} cm",
+                row.converted_rms_cm,
+                row.unconverted_rms_cm
+            );
+        }
     }
 }

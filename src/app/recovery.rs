@@ -383,7 +383,7 @@ fn reset_hint(p: &FabricParams) -> String {
     }
 }
 
-/// "Damping 0.012 -> 0.5, Gravity ..." for the knobs that differ (at most six named).
+/// "Damping 0.006018 -> 0.5, Gravity ..." for the knobs that differ (at most six named).
 fn changed_params(now: &FabricParams, saved: &FabricParams) -> String {
     let changed: Vec<String> = FabricParams::SPECS
         .iter()
@@ -400,9 +400,10 @@ fn changed_params(now: &FabricParams, saved: &FabricParams) -> String {
     text
 }
 
+/// The knob's value as stored (the shortest text of its 32-bit float): 0.006018 stays 0.006018
+/// rather than rounding to a value it is not.
 fn fmt_num(v: f64) -> String {
-    let s = format!("{v:.4}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
+    format!("{}", v as f32)
 }
 
 fn describe_source(source: Option<&Path>) -> String {

@@ -53,15 +53,20 @@ mod tests {
         let out = dir.path().join("tweed_30hz.json");
         let report = export(Path::new("presets/tweed.json"), Some(30.0), &out).unwrap();
         assert!(report.contains("(60 Hz) ->"), "{report}");
-        // Half the rate: the tuned 60 Hz solver as two substeps, the per-step knobs as they are.
-        assert!(report.contains("substeps               1 -> 2"), "{report}");
+        // Half the rate: the tuned 120 Hz solver (60 Hz x 2) as four substeps, the per-step
+        // knobs as they are.
+        assert!(report.contains("substeps               2 -> 4"), "{report}");
         assert!(!report.contains("iterations"), "{report}");
         let p = Preset::load(&out).unwrap();
         assert_eq!(p.params.timestep_hz, 30.0);
-        assert_eq!((p.params.substeps, p.params.iterations), (2, 4));
+        assert_eq!((p.params.substeps, p.params.iterations), (4, 2));
         assert_eq!(p.converted_from_hz, Some(60.0));
-        // Another rate rewrites the per-step knobs.
+        // Twice the rate: the same solver, one substep.
         let report = export(Path::new("presets/tweed.json"), Some(120.0), &out).unwrap();
+        assert!(report.contains("substeps               2 -> 1"), "{report}");
+        assert!(!report.contains("damping"), "{report}");
+        // A rate that does not divide the solver's rewrites the per-step knobs.
+        let report = export(Path::new("presets/tweed.json"), Some(90.0), &out).unwrap();
         assert!(report.contains("iterations"), "{report}");
         assert!(report.contains("damping"), "{report}");
         // Without a rate: the preset as it is, canonical.

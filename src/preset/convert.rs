@@ -9,9 +9,9 @@
 //!   `substeps`), the converted preset keeps that solver rate with `substeps` solver steps per
 //!   fixed step (60 Hz to 30 Hz: 2), and the per-step knobs below stay as they are: the fabric
 //!   is then solved exactly as it was tuned, with the character's motion interpolated between
-//!   the engine's steps. Otherwise `substeps = floor(solver rate / new rate)` (at least 1, at
-//!   most 8) and the knobs below are rewritten from the old solver rate `h` to the new one `h'`
-//!   (the new rate x substeps).
+//!   the engine's steps. Otherwise `substeps = round(solver rate / new rate)` (at least 1, at
+//!   most 8: the solver rate nearest the old one) and the knobs below are rewritten from the
+//!   old solver rate `h` to the new one `h'` (the new rate x substeps).
 //! - **Damping** (`damping`, `contact_damping`, `edge_damping`): Verlet keeps `1 - d` of the
 //!   velocity each step, so `(1 - d)^h` of it per second at `h` steps per second. At the new
 //!   rate `h'` the same per-second loss needs `d' = 1 - (1 - d)^(h / h')`.
@@ -108,9 +108,9 @@ pub fn convert_params(params: &FabricParams, to_hz: f32) -> Result<Conversion, C
     let mut out = params.clone();
     // The rate the solver really runs at, before and after.
     let from_hz = params.timestep_hz as f64 * params.substeps.max(1) as f64;
-    let substeps = (from_hz / to_hz as f64 + 1e-9)
-        .floor()
-        .clamp(1.0, max_substeps()) as u32;
+    // The whole number of substeps that brings the solver nearest its old rate (exact where
+    // the new rate divides it).
+    let substeps = (from_hz / to_hz as f64).round().clamp(1.0, max_substeps()) as u32;
     let ratio = from_hz / (to_hz as f64 * substeps as f64);
     if params.timestep_hz != to_hz {
         out.timestep_hz = to_hz;
@@ -225,7 +225,8 @@ mod tests {
             ] {
                 // Per second at the rate the solver runs: the step rate x substeps.
                 let solver_hz = hz * c.substeps as f32;
-                let (before, after) = (per_second(a, 60.0), per_second(b, solver_hz));
+                let from_hz = p.timestep_hz * p.substeps as f32;
+                let (before, after) = (per_second(a, from_hz), per_second(b, solver_hz));
                 // Only the f32 rounding of the stored value separates them.
                 assert!(
                     (before - after).abs() < 2e-6 * solver_hz as f64 * before.max(1e-3),
@@ -320,10 +321,13 @@ mod tests {
                 let there = convert_params(&p, hz).unwrap().params;
                 assert!(there.validate().is_ok(), "{file} at {hz} Hz");
                 let back = convert_params(&there, p.timestep_hz).unwrap().params;
-                if there.timestep_hz >= 2.0 * p.timestep_hz {
-                    // Coming back from at least twice the rate, the solver keeps the faster
-                    // rate as substeps: the fabric is the faster preset's, solved as it was.
-                    let k = (there.timestep_hz / p.timestep_hz).floor() as u32;
+                if there.timestep_hz >= 2.0 * p.timestep_hz
+                    && there.timestep_hz * there.substeps as f32 > p.timestep_hz * p.substeps as f32
+                {
+                    // Coming back from at least twice the rate with a faster solver, the solver
+                    // keeps the faster rate as substeps: the fabric is the faster preset's,
+                    // solved as it was.
+                    let k = (there.timestep_hz / p.timestep_hz).round() as u32;
                     assert_eq!(back.substeps, k, "{file} via {hz} Hz");
                     let ratio = there.timestep_hz as f64 / (p.timestep_hz as f64 * k as f64);
                     if ratio == 1.0 {
@@ -343,12 +347,15 @@ mod tests {
                 // 30 to 60), else the pass count may come back a little off (60 Hz x 4 is
                 // 2.67 passes at 90 Hz: 3, and 3 at 90 Hz is 4.5 at 60 Hz: 5) and the stiffness
                 // below 1 makes up for it: the error left per second is the same.
+                // Back at the original's solver rate (the nearest to it from `there`).
+                assert_eq!(back.substeps, p.substeps, "{file} via {hz} Hz");
                 let solver_hz = hz as f64 * there.substeps as f64;
-                let exact = (p.iterations as f64 * p.timestep_hz as f64 / solver_hz).fract() == 0.0;
+                let from_hz = p.timestep_hz as f64 * p.substeps as f64;
+                let exact = (p.iterations as f64 * from_hz / solver_hz).fract() == 0.0;
                 let mut fields: Vec<&str> = FabricParams::SPECS.iter().map(|s| s.name).collect();
                 if !exact {
                     // Rounding to whole passes twice: off by at most 1/2 + (1/2) (hz / rate).
-                    let slack = (0.5 + 0.5 * solver_hz / p.timestep_hz as f64).floor() as u32;
+                    let slack = (0.5 + 0.5 * solver_hz / from_hz).floor() as u32;
                     assert!(
                         back.iterations.abs_diff(p.iterations) <= slack,
                         "{file} via {hz} Hz"
@@ -364,8 +371,8 @@ mod tests {
                         (p.shear_bend_stiffness, back.shear_bend_stiffness),
                     ] {
                         let (a, b) = (
-                            left_per_second(k, p.iterations, p.timestep_hz),
-                            left_per_second(k_back, back.iterations, p.timestep_hz),
+                            left_per_second(k, p.iterations, from_hz as f32),
+                            left_per_second(k_back, back.iterations, from_hz as f32),
                         );
                         assert!(
                             k == 1.0 && k_back == 1.0 || (a.ln() / b.ln() - 1.0).abs() < 1e-3,

@@ -8,7 +8,7 @@
 //!   "name": "Tweed",
 //!   "description": "Heavy wool jacket ...",
 //!   "garment": "jacket",
-//!   "params": { "timestep_hz": 60.0, "iterations": 4, ... }
+//!   "params": { "timestep_hz": 60.0, "iterations": 2, "substeps": 2, ... }
 //! }
 //! ```
 //!
