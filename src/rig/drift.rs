@@ -104,18 +104,42 @@ impl Trajectory {
         }
     }
 
-    /// RMS and largest distance (cm) from `reference` at every one of its samples.
+    /// RMS and largest distance (cm) from `reference` at the instants both trajectories were
+    /// sampled (every step of the slower one when one rate divides the other: 60 and 30 Hz
+    /// meet every 1/30 s, 60 and 120 Hz every 1/60 s, 60 and 45 Hz every 1/15 s). Where they
+    /// share fewer than a tenth of the reference's samples (60 and 47 Hz meet once a second),
+    /// at every one of the reference's samples with this trajectory interpolated linearly
+    /// between its steps.
+    /// Comparing an interpolated hem would count the straight line drawn between two of the
+    /// slower run's steps as drift, which is none of the conversion's doing.
     fn distance_from(&self, reference: &Trajectory) -> (f32, f32) {
         let n = reference.samples[0].len();
-        let mut here = vec![Vec3::ZERO; n];
+        let common: Vec<(usize, usize)> = (0..reference.samples.len())
+            .filter_map(|k| {
+                let j = k as f64 * reference.dt / self.dt;
+                let jr = j.round();
+                ((j - jr).abs() < 1e-6 && (jr as usize) < self.samples.len())
+                    .then_some((k, jr as usize))
+            })
+            .collect();
         let (mut sum, mut count, mut max) = (0f64, 0usize, 0f32);
-        for (k, r) in reference.samples.iter().enumerate() {
-            self.at(k as f64 * reference.dt, &mut here);
-            for (p, q) in here.iter().zip(r) {
-                let d = p.distance(*q);
+        let mut add = |p: &[Vec3], q: &[Vec3]| {
+            for (a, b) in p.iter().zip(q) {
+                let d = a.distance(*b);
                 sum += (d as f64).powi(2);
                 count += 1;
                 max = max.max(d);
+            }
+        };
+        if common.len() * 10 >= reference.samples.len() {
+            for &(k, j) in &common {
+                add(&self.samples[j], &reference.samples[k]);
+            }
+        } else {
+            let mut here = vec![Vec3::ZERO; n];
+            for (k, r) in reference.samples.iter().enumerate() {
+                self.at(k as f64 * reference.dt, &mut here);
+                add(&here, r);
             }
         }
         (
@@ -191,4 +215,48 @@ pub fn table(rows: &[DriftRow]) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(hz: f64, seconds: f64, bump_odd: bool) -> Trajectory {
+        let n = (seconds * hz).round() as usize;
+        let samples = (0..=n)
+            .map(|k| {
+                let t = k as f32 / hz as f32;
+                let y = if bump_odd && k % 2 == 1 { 0.01 } else { 0.0 };
+                vec![Vec3::new(t, y, 0.0)]
+            })
+            .collect();
+        Trajectory {
+            dt: 1.0 / hz,
+            samples,
+        }
+    }
+
+    #[test]
+    fn trajectories_are_compared_where_both_were_sampled() {
+        // The 60 Hz hem leaves the line by 1 cm at every odd step, between the 30 Hz run's
+        // steps: the two never disagree at an instant both saw.
+        let fine = line(60.0, 1.0, true);
+        let coarse = line(30.0, 1.0, false);
+        assert_eq!(coarse.distance_from(&fine), (0.0, 0.0));
+        assert_eq!(fine.distance_from(&coarse), (0.0, 0.0));
+        // Against a 60 Hz run that agrees everywhere, the bumps count: 30 of the 61 samples
+        // 1 cm off.
+        let (rms, max) = fine.distance_from(&line(60.0, 1.0, false));
+        let expected = (30.0f32 / 61.0).sqrt();
+        assert!(
+            (rms - expected).abs() < 1e-4 && (max - 1.0).abs() < 1e-4,
+            "{rms} {max}"
+        );
+        // 45 and 60 Hz meet every 1/15 s: still a quarter of the samples, compared there.
+        assert_eq!(line(45.0, 1.0, false).distance_from(&fine), (0.0, 0.0));
+        // 47 and 60 Hz meet once a second: the 47 Hz run is interpolated instead, and the
+        // bumps count again.
+        let (rms, _) = line(47.0, 1.0, false).distance_from(&fine);
+        assert!((rms - expected).abs() < 0.05, "{rms}");
+    }
 }
