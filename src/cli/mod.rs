@@ -78,7 +78,9 @@ pub enum Command {
     /// departs from the preset at its own rate when run at each other rate, converted (as
     /// `export` writes it) and unconverted (the same knobs at the new rate). RMS and largest
     /// distance in cm. The floor column is the preset at its own rate against itself with its
-    /// damping moved by a millionth: what chaos alone makes of a difference that small.
+    /// damping moved by a millionth: what chaos alone makes of a difference that small. The
+    /// hem swing column (RMS distance from the hem's mean positions) says whether the fabric
+    /// still moves as much where chaos parts the trajectories.
     Drift {
         /// The preset file.
         #[arg(long)]

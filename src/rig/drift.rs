@@ -40,6 +40,12 @@ pub struct DriftRow {
     /// The preset at its own rate with `damping` moved by [`FLOOR_NUDGE`], against itself.
     pub floor_rms_cm: f32,
     pub floor_max_cm: f32,
+    /// How much the hem swings (RMS distance of its particles from their mean positions over
+    /// the run, cm) at the original rate, converted and unconverted: where chaos makes the
+    /// trajectories part, whether the fabric still moves as much.
+    pub original_swing_cm: f32,
+    pub converted_swing_cm: f32,
+    pub unconverted_swing_cm: f32,
 }
 
 /// How far `damping` is moved for the floor: a millionth, far below anything a slider or a
@@ -102,6 +108,28 @@ impl Trajectory {
         for ((o, p), q) in out.iter_mut().zip(a).zip(b) {
             *o = p.lerp(*q, w);
         }
+    }
+
+    /// RMS distance (cm) of the hem particles from their own mean positions over the run.
+    fn swing_cm(&self) -> f32 {
+        let n = self.samples[0].len();
+        let count = self.samples.len() as f32;
+        let mut mean = vec![Vec3::ZERO; n];
+        for s in &self.samples {
+            for (m, p) in mean.iter_mut().zip(s) {
+                *m += *p / count;
+            }
+        }
+        let sum: f64 = self
+            .samples
+            .iter()
+            .flat_map(|s| {
+                s.iter()
+                    .zip(&mean)
+                    .map(|(p, m)| p.distance_squared(*m) as f64)
+            })
+            .sum();
+        ((sum / (n as f64 * count as f64)).sqrt() * 100.0) as f32
     }
 
     /// RMS and largest distance (cm) from `reference` at the instants both trajectories were
@@ -190,17 +218,20 @@ pub fn drift(
         unconverted_max_cm,
         floor_rms_cm,
         floor_max_cm,
+        original_swing_cm: original.swing_cm(),
+        converted_swing_cm: conv.swing_cm(),
+        unconverted_swing_cm: plain.swing_cm(),
     })
 }
 
 /// The rows as a Markdown table.
 pub fn table(rows: &[DriftRow]) -> String {
     let mut s = String::from(
-        "| preset | clip | from | to | converted drift RMS / max (cm) | unconverted drift RMS / max (cm) | converted / unconverted | floor RMS / max (cm) |\n|---|---|---|---|---|---|---|---|\n",
+        "| preset | clip | from | to | converted drift RMS / max (cm) | unconverted drift RMS / max (cm) | converted / unconverted | floor RMS / max (cm) | hem swing original / converted / unconverted (cm) |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {} Hz | {} Hz | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} | {:.2} / {:.2} |\n",
+            "| {} | {} | {} Hz | {} Hz | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} | {:.2} / {:.2} | {:.2} / {:.2} / {:.2} |\n",
             r.preset,
             r.clip,
             r.from_hz,
@@ -211,7 +242,10 @@ pub fn table(rows: &[DriftRow]) -> String {
             r.unconverted_max_cm,
             r.ratio(),
             r.floor_rms_cm,
-            r.floor_max_cm
+            r.floor_max_cm,
+            r.original_swing_cm,
+            r.converted_swing_cm,
+            r.unconverted_swing_cm
         ));
     }
     s
