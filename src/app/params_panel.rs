@@ -138,6 +138,12 @@ fn knob_widget(ui: &mut Ui, spec: &ParamSpec, knob: &mut Knob, preset_value: f64
             if spec.min > 0.0 && spec.max / spec.min.max(1e-9) > 100.0 {
                 slider = slider.logarithmic(true);
             }
+            // Per-step dampings live in the first few hundredths of their 0 to 1 range (the
+            // shipped presets: 0.003 to 0.16): on a logarithmic rail from 0.0001 they get most
+            // of the slider's length, and 0 stays at the left end.
+            if spec.unit == "per step" && spec.min == 0.0 {
+                slider = slider.logarithmic(true).smallest_positive(1e-4);
+            }
             ui.add(slider)
         }
         Knob::Int(v) => ui.add(
