@@ -76,6 +76,8 @@ struct Pendulum {
     length: f32,
     /// The hood bone's origin in the neck bone's space.
     origin_local: Vec3,
+    /// The origin (character space) at the last step, to move it across substeps.
+    last_origin: Option<Vec3>,
 }
 
 /// The character in the jacket, playing a clip, one fixed step at a time.
@@ -146,6 +148,7 @@ impl Scene {
             prev: rig.hood_pendulum_rest,
             length: hood_origin.distance(rig.hood_pendulum_rest),
             origin_local: model[neck].inverse().transform_point3(hood_origin),
+            last_origin: None,
         };
         let links = |kind: ConstraintKind| {
             rig.topology
@@ -268,6 +271,7 @@ impl Scene {
         let hood_origin = self.hood_origin();
         self.pendulum.pos = hood_origin + Vec3::NEG_Y * self.pendulum.length;
         self.pendulum.prev = self.pendulum.pos;
+        self.pendulum.last_origin = None;
         let hood = self.hood_matrix();
         self.rig.set_hood(hood, &mut self.frame);
         self.finish_frame();
@@ -499,17 +503,26 @@ impl Scene {
             }
         }
         let gravity = self.root.rotation.inverse() * Vec3::new(0.0, -p.gravity, 0.0);
-        let v = pd.pos - pd.prev;
-        pd.prev = pd.pos;
-        pd.pos += v * (1.0 - p.damping) + gravity * dt * dt;
         let origin = self.model[self.neck].transform_point3(pd.origin_local);
-        let d = pd.pos - origin;
-        let len = d.length();
-        pd.pos = if len > 1e-6 && len.is_finite() {
-            origin + d * (pd.length / len)
-        } else {
-            origin + Vec3::new(0.0, -pd.length, 0.0)
-        };
+        // As many solver steps as the cloth takes, so `damping` (per solver step) means the
+        // same for the hood as for the jacket, with the origin moving across them as the
+        // cloth's reference points do.
+        let n = p.substeps.max(1);
+        let h = dt / n as f32;
+        let from = pd.last_origin.replace(origin).unwrap_or(origin);
+        for k in 1..=n {
+            let origin = from.lerp(origin, k as f32 / n as f32);
+            let v = pd.pos - pd.prev;
+            pd.prev = pd.pos;
+            pd.pos += v * (1.0 - p.damping) + gravity * h * h;
+            let d = pd.pos - origin;
+            let len = d.length();
+            pd.pos = if len > 1e-6 && len.is_finite() {
+                origin + d * (pd.length / len)
+            } else {
+                origin + Vec3::new(0.0, -pd.length, 0.0)
+            };
+        }
         let hood = self.hood_matrix();
         self.rig.set_hood(hood, &mut self.frame);
     }
