@@ -315,12 +315,11 @@ fn an_autosave_from_a_killed_run_is_offered_and_restore_brings_the_params_back_u
     assert!(h.state().restore_offered());
     assert!(h.query_by_label("Restore unsaved work?").is_some());
     assert!(
-        h.query_by_label_contains("Damping 0.006018 -> 0.5")
-            .is_some(),
+        h.query_by_label_contains("Damping 0.0096 -> 0.5").is_some(),
         "the dialog does not say what differs"
     );
     // Until answered, the old autosave is left alone.
-    assert_eq!(h.state().params().damping, 0.006018);
+    assert_eq!(h.state().params().damping, 0.0096);
     h.get_by_label("Restore").click();
     h.run();
     assert!(!h.state().restore_offered());

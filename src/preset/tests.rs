@@ -62,7 +62,7 @@ fn the_shipped_fabrics_are_tuned_as_the_article_describes_them() {
 
 #[test]
 fn out_of_range_names_file_line_field_and_range() {
-    let text = tweed_text().replace("\"damping\": 0.006018", "\"damping\": 1.5");
+    let text = tweed_text().replace("\"damping\": 0.0096", "\"damping\": 1.5");
     let e = parse(&text).unwrap_err();
     assert_eq!(e.field(), Some("params.damping"));
     let line = text

@@ -46,6 +46,8 @@ pub struct DriftRow {
     pub original_swing_cm: f32,
     pub converted_swing_cm: f32,
     pub unconverted_swing_cm: f32,
+    /// The same for the floor's run: how much chaos alone moves this statistic.
+    pub floor_swing_cm: f32,
 }
 
 /// How far `damping` is moved for the floor: a millionth, far below anything a slider or a
@@ -221,17 +223,18 @@ pub fn drift(
         original_swing_cm: original.swing_cm(),
         converted_swing_cm: conv.swing_cm(),
         unconverted_swing_cm: plain.swing_cm(),
+        floor_swing_cm: floor.swing_cm(),
     })
 }
 
 /// The rows as a Markdown table.
 pub fn table(rows: &[DriftRow]) -> String {
     let mut s = String::from(
-        "| preset | clip | from | to | converted drift RMS / max (cm) | unconverted drift RMS / max (cm) | converted / unconverted | floor RMS / max (cm) | hem swing original / converted / unconverted (cm) |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| preset | clip | from | to | converted drift RMS / max (cm) | unconverted drift RMS / max (cm) | converted / unconverted | floor RMS / max (cm) | hem swing original / converted / unconverted / floor (cm) |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {} Hz | {} Hz | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} | {:.2} / {:.2} | {:.2} / {:.2} / {:.2} |\n",
+            "| {} | {} | {} Hz | {} Hz | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} | {:.2} / {:.2} | {:.2} / {:.2} / {:.2} / {:.2} |\n",
             r.preset,
             r.clip,
             r.from_hz,
@@ -245,7 +248,8 @@ pub fn table(rows: &[DriftRow]) -> String {
             r.floor_max_cm,
             r.original_swing_cm,
             r.converted_swing_cm,
-            r.unconverted_swing_cm
+            r.unconverted_swing_cm,
+            r.floor_swing_cm
         ));
     }
     s

@@ -549,7 +549,9 @@ impl Scene {
     fn measure(&mut self) {
         let pos = self.cloth.positions();
         let topo = self.cloth.topology();
-        let dt = self.cloth.params().dt();
+        // `previous_positions` are one solver step back: a substep, not the fixed step.
+        let p = self.cloth.params();
+        let dt = p.dt() / p.substeps.max(1) as f32;
         let stretch = |links: &[(u32, u32, f32)]| {
             let mut max = 0f32;
             let mut sum = 0f32;
