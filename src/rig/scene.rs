@@ -488,7 +488,6 @@ impl Scene {
     /// fraction, then held at its length from the hood bone's origin.
     fn step_pendulum(&mut self) {
         let p = self.cloth.params();
-        let dt = p.dt();
         let pd = &mut self.pendulum;
         if let Some(last) = self.last_root {
             let delta = self.root.inverse().mul(&last);
@@ -508,7 +507,7 @@ impl Scene {
         // same for the hood as for the jacket, with the origin moving across them as the
         // cloth's reference points do.
         let n = p.substeps.max(1);
-        let h = dt / n as f32;
+        let h = p.solver_dt();
         let from = pd.last_origin.replace(origin).unwrap_or(origin);
         for k in 1..=n {
             let origin = from.lerp(origin, k as f32 / n as f32);
@@ -550,8 +549,7 @@ impl Scene {
         let pos = self.cloth.positions();
         let topo = self.cloth.topology();
         // `previous_positions` are one solver step back: a substep, not the fixed step.
-        let p = self.cloth.params();
-        let dt = p.dt() / p.substeps.max(1) as f32;
+        let dt = self.cloth.params().solver_dt();
         let stretch = |links: &[(u32, u32, f32)]| {
             let mut max = 0f32;
             let mut sum = 0f32;

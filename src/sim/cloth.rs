@@ -452,7 +452,7 @@ impl Cloth {
                 1.0 / self.params.timestep_hz as f64,
             )
         } else {
-            let dt = 1.0 / (self.params.timestep_hz * n as f32);
+            let dt = self.params.solver_dt();
             let dt_time = 1.0 / (self.params.timestep_hz as f64 * n as f64);
             // Taken out for the loop (no allocation) and put back after.
             let mut reference = std::mem::take(&mut self.sub_reference);
@@ -654,7 +654,7 @@ impl Cloth {
                 for _ in 0..HARD_COLLISION_PASSES {
                     let mut y = x;
                     for c in input.colliders {
-                        y = c.push_out_toward(y, reference[b], p.collision_margin);
+                        y = c.push_out_toward(y, r, p.collision_margin);
                     }
                     if y == x {
                         clear = true;
@@ -672,7 +672,6 @@ impl Cloth {
                 }
                 // A swing out of the body can carry it past its max distance: that is not
                 // clear either.
-                let (r, md) = (reference[b], self.max_distance[b]);
                 clear &= x.distance_squared(r) <= md * md;
                 // Where swinging did not clear it (a leg sweeping through the open front can
                 // wrap the column further than a few swings reach), search the whole
@@ -684,8 +683,8 @@ impl Cloth {
                         top,
                         l.rest,
                         x,
-                        reference[b],
-                        self.max_distance[b],
+                        r,
+                        md,
                     ) {
                         x = y;
                         clear = true;
@@ -696,13 +695,8 @@ impl Cloth {
                 // if that is shallow. Deeper than that, push it out after all (and count it):
                 // the particles below are then placed from here, so only this link is off.
                 if !clear {
-                    let (y, depth) = least_deep_point_on_sphere(
-                        input.colliders,
-                        top,
-                        l.rest,
-                        reference[b],
-                        self.max_distance[b],
-                    );
+                    let (y, depth) =
+                        least_deep_point_on_sphere(input.colliders, top, l.rest, r, md);
                     x = y;
                     if depth <= HARD_TOLERATED_DEPTH {
                         clear = true;
@@ -714,7 +708,7 @@ impl Cloth {
                     x = push_out_all(
                         input.colliders,
                         x,
-                        Some(reference[b]),
+                        Some(r),
                         p.collision_margin,
                         FINAL_COLLISION_SWEEPS,
                     );

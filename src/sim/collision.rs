@@ -191,10 +191,7 @@ impl Collider {
             }
             _ => return self.push_out(p, margin),
         };
-        let bound = radii.max_element();
-        if (p - center).length_squared() >= bound * bound {
-            return p;
-        }
+        // Inside the bounding sphere (`surely_outside` ruled the rest out).
         let inv = rotation.inverse();
         let q = inv * (p - center) / radii;
         let q2 = q.length_squared();
@@ -233,12 +230,8 @@ impl Collider {
                 rotation,
                 radii,
             } => {
-                // Outside the bounding sphere: nothing to do (most particle/ellipsoid pairs).
-                let bound = radii.max_element() + margin;
-                if (p - center).length_squared() >= bound * bound {
-                    return p;
-                }
-                // Into the ellipsoid's frame, then scale to a unit sphere.
+                // Inside the bounding sphere (`surely_outside` ruled the rest out): into the
+                // ellipsoid's frame, then scale to a unit sphere.
                 let r = radii + Vec3::splat(margin);
                 let local = rotation.inverse() * (p - center);
                 let unit = local / r;

@@ -370,6 +370,12 @@ impl FabricParams {
         1.0 / self.timestep_hz
     }
 
+    /// One solver step in seconds: the fixed step over `substeps`. The per-step knobs
+    /// (dampings, stiffnesses) act once per solver step.
+    pub fn solver_dt(&self) -> f32 {
+        1.0 / (self.timestep_hz * self.substeps.max(1) as f32)
+    }
+
     /// Every field that is out of its range or not finite, with its spec and value.
     pub fn out_of_range(&self) -> Vec<(&'static ParamSpec, f64)> {
         Self::SPECS
