@@ -14,7 +14,7 @@ use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 
-use common::type_path;
+use common::{tweed_copy, type_path};
 
 mod common;
 
@@ -36,13 +36,6 @@ fn build(preset: Option<PathBuf>, autosave_dir: Option<PathBuf>) -> Harness<'sta
 
 fn harness() -> Harness<'static, App> {
     build(None, None)
-}
-
-/// A copy of the shipped tweed in `dir`, to be opened, changed and saved.
-fn tweed_copy(dir: &Path) -> PathBuf {
-    let path = dir.join("tweed.json");
-    std::fs::write(&path, cloth_tuner::app::SHIPPED[0].1).unwrap();
-    path
 }
 
 fn set_slider(h: &mut Harness<'static, App>, label: &str, value: f64) {

@@ -154,36 +154,78 @@ fn autosave(state: &Path) -> Option<Autosave> {
     Autosave::load(&state.join(FILE_NAME)).ok().flatten()
 }
 
-fn tweed_copy(dir: &Path) -> PathBuf {
-    let path = dir.join("tweed.json");
-    std::fs::write(&path, cloth_tuner::app::SHIPPED[0].1).unwrap();
-    path
+/// What each test starts from: an X server of its own and a scratch folder holding the state
+/// folder and a copy of the shipped tweed.
+struct Setup {
+    _x: Reap,
+    display: String,
+    dir: tempfile::TempDir,
+    state: PathBuf,
+    preset: PathBuf,
+    shipped_hz: f32,
+}
+
+impl Setup {
+    /// `None` when the tools are missing (and `CI` is not set: then it fails).
+    fn new() -> Option<Self> {
+        if !common::tools_present(&["Xvfb", "xdotool", "import"]) {
+            return None;
+        }
+        let (x, display) = common::xvfb(1280, 800);
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let preset = common::tweed_copy(dir.path());
+        let shipped_hz = cloth_tuner::preset::Preset::load(&preset)
+            .unwrap()
+            .params
+            .timestep_hz;
+        Some(Self {
+            _x: x,
+            display,
+            dir,
+            state,
+            preset,
+            shipped_hz,
+        })
+    }
+
+    /// The tuner on the tweed copy, logging to `log` in the scratch folder.
+    fn start(&self, log: &str, env: &[(&str, &str)]) -> Tuner {
+        Tuner::start(
+            &self.display,
+            &self.state,
+            &self.preset,
+            self.dir.path().join(log),
+            env,
+        )
+    }
+
+    /// Clicks the Time step slider's rail near its right end, as an artist would, until an
+    /// autosave holds the change (at most `secs`); returns the saved rate.
+    fn click_until_autosaved(&self, tuner: &mut Tuner, secs: u64) -> f32 {
+        tuner.until(
+            &self.display,
+            secs,
+            Some(TIMESTEP_HIGH),
+            "an autosave of the click",
+            |_| {
+                autosave(&self.state)
+                    .is_some_and(|a| a.preset.params.timestep_hz != self.shipped_hz)
+            },
+        );
+        autosave(&self.state).unwrap().preset.params.timestep_hz
+    }
 }
 
 #[test]
 fn a_killed_tuner_leaves_a_valid_autosave_and_the_next_start_offers_it() {
-    if !common::tools_present(&["Xvfb", "xdotool", "import"]) {
+    let Some(setup) = Setup::new() else {
         return;
-    }
-    let (_x, display) = common::xvfb(1280, 800);
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let preset = tweed_copy(dir.path());
-    let shipped = cloth_tuner::preset::Preset::load(&preset).unwrap();
-
-    let mut tuner = Tuner::start(&display, &state, &preset, dir.path().join("first.log"), &[]);
-    // A click on the Time step slider's rail moves it there, as an artist would.
-    tuner.until(
-        &display,
-        90,
-        Some(TIMESTEP_HIGH),
-        "an autosave of the click",
-        |_| {
-            autosave(&state)
-                .is_some_and(|a| a.preset.params.timestep_hz != shipped.params.timestep_hz)
-        },
-    );
-    let before_kill = autosave(&state).unwrap();
+    };
+    let (display, state, preset) = (&setup.display, &setup.state, &setup.preset);
+    let mut tuner = setup.start("first.log", &[]);
+    setup.click_until_autosaved(&mut tuner, 90);
+    let before_kill = autosave(state).unwrap();
     assert!(
         before_kill.preset.params.timestep_hz > 150.0,
         "the click did not move Time step toward its right end: {}",
@@ -198,7 +240,7 @@ fn a_killed_tuner_leaves_a_valid_autosave_and_the_next_start_offers_it() {
         .expect("the autosave is valid after the kill")
         .expect("the autosave survives the kill");
     assert_eq!(after_kill, before_kill);
-    let leftovers: Vec<_> = std::fs::read_dir(&state)
+    let leftovers: Vec<_> = std::fs::read_dir(state)
         .unwrap()
         .filter_map(|e| e.ok())
         .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
@@ -207,21 +249,15 @@ fn a_killed_tuner_leaves_a_valid_autosave_and_the_next_start_offers_it() {
 
     // The next start finds it and offers it back (the dialog itself is tested in
     // tests/gui_recovery.rs).
-    let mut again = Tuner::start(
-        &display,
-        &state,
-        &preset,
-        dir.path().join("second.log"),
-        &[],
-    );
-    again.until(&display, 60, None, "the restore offer", |t| {
+    let mut again = setup.start("second.log", &[]);
+    again.until(display, 60, None, "the restore offer", |t| {
         t.log().contains("autosave found:")
     });
     std::thread::sleep(Duration::from_secs(2));
-    let picture = shot(&display, "xvfb_restore_offer.png");
+    let picture = shot(display, "xvfb_restore_offer.png");
     again.assert_running("after offering the autosave");
     assert!(
-        autosave(&state).is_some_and(|a| a == before_kill),
+        autosave(state).is_some_and(|a| a == before_kill),
         "the offered autosave was touched before an answer"
     );
     eprintln!("restore offer: {}", picture.display());
@@ -229,35 +265,15 @@ fn a_killed_tuner_leaves_a_valid_autosave_and_the_next_start_offers_it() {
 
 #[test]
 fn a_panic_inside_the_3d_drawing_keeps_the_window_and_the_params() {
-    if !common::tools_present(&["Xvfb", "xdotool", "import"]) {
+    let Some(setup) = Setup::new() else {
         return;
-    }
-    let (_x, display) = common::xvfb(1280, 800);
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let preset = tweed_copy(dir.path());
-    let shipped = cloth_tuner::preset::Preset::load(&preset).unwrap();
+    };
+    let (display, state) = (&setup.display, &setup.state);
     // Drawing panics 45 s after the viewport is made: time enough for a change first.
-    let mut tuner = Tuner::start(
-        &display,
-        &state,
-        &preset,
-        dir.path().join("panic.log"),
-        &[("CLOTH_TUNER_TEST_PANIC_IN_DRAW", "45")],
-    );
-    tuner.until(
-        &display,
-        40,
-        Some(TIMESTEP_HIGH),
-        "an autosave of the click",
-        |_| {
-            autosave(&state)
-                .is_some_and(|a| a.preset.params.timestep_hz != shipped.params.timestep_hz)
-        },
-    );
-    let changed = autosave(&state).unwrap().preset.params.timestep_hz;
+    let mut tuner = setup.start("panic.log", &[("CLOTH_TUNER_TEST_PANIC_IN_DRAW", "45")]);
+    let changed = setup.click_until_autosaved(&mut tuner, 40);
     assert!(changed > 150.0, "{changed}");
-    tuner.until(&display, 90, None, "the drawing panic", |t| {
+    tuner.until(display, 90, None, "the drawing panic", |t| {
         t.log().contains("drawing the 3D view panicked")
     });
     let log = tuner.log();
@@ -267,15 +283,15 @@ fn a_panic_inside_the_3d_drawing_keeps_the_window_and_the_params() {
     );
     std::thread::sleep(Duration::from_secs(2));
     tuner.assert_running("after the drawing panic");
-    assert_eq!(autosave(&state).unwrap().preset.params.timestep_hz, changed);
-    let picture = shot(&display, "xvfb_drawing_panic.png");
+    assert_eq!(autosave(state).unwrap().preset.params.timestep_hz, changed);
+    let picture = shot(display, "xvfb_drawing_panic.png");
     // The window still takes input: the slider still changes (and autosaves) the params.
     tuner.until(
-        &display,
+        display,
         60,
         Some(TIMESTEP_LOW),
         "a change after the panic",
-        |_| autosave(&state).is_some_and(|a| a.preset.params.timestep_hz < 120.0),
+        |_| autosave(state).is_some_and(|a| a.preset.params.timestep_hz < 120.0),
     );
     tuner.assert_running("after a change following the panic");
     eprintln!("after the panic: {}", picture.display());

@@ -35,6 +35,13 @@ pub fn harness() -> Harness<'static, App> {
     paused_harness(App::new)
 }
 
+/// A copy of the shipped tweed in `dir`, to be opened, changed and saved.
+pub fn tweed_copy(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("tweed.json");
+    std::fs::write(&path, cloth_tuner::app::SHIPPED[0].1).unwrap();
+    path
+}
+
 /// File > `menu_entry`, types `path` into the dialog and presses its Open or Save button.
 pub fn type_path(h: &mut Harness<'static, App>, menu_entry: &str, path: &Path) {
     h.get_by_label("File").click();
