@@ -21,7 +21,10 @@
 
 use glam::{Quat, Vec3};
 
-use super::collision::{clear_point_on_sphere, least_deep_point_on_sphere, push_out_all, Collider};
+use super::collision::{
+    clear_point_on_sphere, depth_in, least_deep_point_on_sphere, push_out_all, swing_clear,
+    Collider,
+};
 use super::params::FabricParams;
 use super::topology::{interleave, ConstraintKind, Link, Topology};
 use super::wind::{triangle_wind, wind_velocity, Air};
@@ -391,6 +394,21 @@ impl Cloth {
         Ok(())
     }
 
+    /// Puts every particle at rest on `input.reference`, like [`Cloth::reset_to`], and keeps
+    /// `input` as the last step's inputs: the first step then moves the character from this
+    /// pose (world motion and, with substeps, the interpolated inputs start here) instead of
+    /// treating its pose as the one it always had. Refuses what [`Cloth::step`] refuses and
+    /// leaves the cloth as it was.
+    pub fn reset_on(&mut self, input: &StepInput) -> Result<(), StepError> {
+        self.check_input(input)?;
+        self.reset_to(input.reference)?;
+        self.last_frame = Some(input.frame);
+        self.last_reference.copy_from_slice(input.reference);
+        self.last_colliders.clear();
+        self.last_colliders.extend_from_slice(input.colliders);
+        Ok(())
+    }
+
     /// Overwrites the state: current and previous positions (character space), one per
     /// particle; velocity per step is their difference. For tools and tests that need a given
     /// state. Refuses the wrong length or non-finite values and leaves the cloth as it was.
@@ -417,6 +435,17 @@ impl Cloth {
         &mut self.pos
     }
 
+    fn check_input(&self, input: &StepInput) -> Result<(), StepError> {
+        self.check_reference(input.reference)?;
+        if !input.frame.is_finite() {
+            return Err(StepError::FrameNotFinite);
+        }
+        if let Some(i) = input.colliders.iter().position(|c| !c.is_valid()) {
+            return Err(StepError::BadCollider(i));
+        }
+        Ok(())
+    }
+
     fn check_reference(&self, reference: &[Vec3]) -> Result<(), StepError> {
         if reference.len() != self.pos.len() {
             return Err(StepError::ReferenceCount {
@@ -435,13 +464,7 @@ impl Cloth {
     /// interpolated between the last step's and this one's (linearly; rotations along the
     /// shortest arc). With one substep the inputs are used as given.
     pub fn step(&mut self, input: &StepInput) -> Result<StepReport, StepError> {
-        self.check_reference(input.reference)?;
-        if !input.frame.is_finite() {
-            return Err(StepError::FrameNotFinite);
-        }
-        if let Some(i) = input.colliders.iter().position(|c| !c.is_valid()) {
-            return Err(StepError::BadCollider(i));
-        }
+        self.check_input(input)?;
         let n = self.params.substeps.max(1);
         let report = if n == 1 {
             self.substep(
@@ -650,28 +673,29 @@ impl Cloth {
                 // Keep the particle out of the body while it stays at rest length: push it out,
                 // then swing it back onto the sphere around its upper neighbour, so the column
                 // wraps around a leg instead of passing through it.
-                let mut clear = false;
-                for _ in 0..HARD_COLLISION_PASSES {
-                    let mut y = x;
-                    for c in input.colliders {
-                        y = c.push_out_toward(y, r, p.collision_margin);
+                let (swung, mut clear) = swing_clear(
+                    input.colliders,
+                    p.collision_margin,
+                    top,
+                    l.rest,
+                    x,
+                    Some(r),
+                    HARD_COLLISION_PASSES,
+                );
+                x = swung;
+                // A swing out of the body can carry it past its max distance. Then the nearest
+                // point that is both clear and within reach is where the collider's surface
+                // crosses the rim of the reachable cap: walk the rim from the point nearest to
+                // it, so the particle slides along both limits instead of jumping to wherever
+                // the wider search below lands.
+                if clear && x.distance_squared(r) > md * md {
+                    if let Some(y) = Rim::new(top, l.rest, x, r, md)
+                        .and_then(|rim| rim.clear_point(input.colliders, p.collision_margin))
+                    {
+                        x = y;
                     }
-                    if y == x {
-                        clear = true;
-                        break;
-                    }
-                    // Toward the pushed point, tipped further out along the push: when the
-                    // upper particle lies on the same convex surface, the straight line to the
-                    // pushed point is a chord and would lead back inside.
-                    let e = (y - top) + (y - x);
-                    let elen = e.length();
-                    if elen <= 1e-9 {
-                        break;
-                    }
-                    x = top + e * (l.rest / elen);
                 }
-                // A swing out of the body can carry it past its max distance: that is not
-                // clear either.
+                // Still past it: not clear either.
                 clear &= x.distance_squared(r) <= md * md;
                 // Where swinging did not clear it (a leg sweeping through the open front can
                 // wrap the column further than a few swings reach), search the whole
@@ -695,8 +719,15 @@ impl Cloth {
                 // if that is shallow. Deeper than that, push it out after all (and count it):
                 // the particles below are then placed from here, so only this link is off.
                 if !clear {
-                    let (y, depth) =
+                    let (mut y, mut depth) =
                         least_deep_point_on_sphere(input.colliders, top, l.rest, r, md);
+                    // Where the reach is a small cap, few of the search's directions fall in
+                    // it: the rim's points are candidates too.
+                    if depth > 0.0 {
+                        if let Some(rim) = Rim::new(top, l.rest, x, r, md) {
+                            (y, depth) = rim.least_deep(input.colliders, (y, depth));
+                        }
+                    }
                     x = y;
                     if depth <= HARD_TOLERATED_DEPTH {
                         clear = true;
@@ -874,6 +905,105 @@ fn swing_within_reach(top: Vec3, rest: f32, x: Vec3, r: Vec3, md: f32) -> Vec3 {
     top + dir * rest
 }
 
+/// Steps tried each way around the rim before giving up, and halvings of the last one.
+const RIM_STEPS: usize = 18;
+const RIM_REFINE: usize = 12;
+/// How far inside the max distance the rim is taken, metres.
+const RIM_INSET: f32 = 1e-5;
+
+/// The rim of the reachable cap: the circle of points at distance `rest` from `top` and
+/// [`RIM_INSET`] inside the max distance `md` from `r` (10 um, so rounding, about 0.1 um on
+/// positions near a metre from the origin, cannot leave a rim point outside the reach),
+/// parametrised by the angle from its point nearest to `x`.
+struct Rim {
+    top: Vec3,
+    rest: f32,
+    axis: Vec3,
+    u: Vec3,
+    v: Vec3,
+    cos: f32,
+    sin: f32,
+}
+
+impl Rim {
+    /// `None` when the reach holds no point of the sphere or all of it.
+    fn new(top: Vec3, rest: f32, x: Vec3, r: Vec3, md: f32) -> Option<Rim> {
+        let to_r = r - top;
+        let dist = to_r.length();
+        if dist <= 1e-9 {
+            return None;
+        }
+        let axis = to_r / dist;
+        let reach = (md - RIM_INSET).max(0.0);
+        let cos = (rest * rest + dist * dist - reach * reach) / (2.0 * rest * dist);
+        if cos <= -1.0 || cos >= 1.0 {
+            return None;
+        }
+        let current = (x - top).normalize_or(Vec3::Y);
+        let u = (current - axis * current.dot(axis)).normalize_or(axis.any_orthonormal_vector());
+        Some(Rim {
+            top,
+            rest,
+            axis,
+            u,
+            v: axis.cross(u),
+            cos,
+            sin: (1.0 - cos * cos).sqrt(),
+        })
+    }
+
+    fn at(&self, angle: f32) -> Vec3 {
+        let (sin, cos) = angle.sin_cos();
+        self.top + (self.axis * self.cos + (self.u * cos + self.v * sin) * self.sin) * self.rest
+    }
+
+    /// The rim point nearest in angle to `x` that is outside every collider (with `margin`):
+    /// the rim is walked both ways from angle 0 in steps of 180° / [`RIM_STEPS`] until one way
+    /// comes out clear, then the last step is halved down to the collider's surface. `None`
+    /// when the rim is nowhere clear. Continuous in `x` while the same way round comes out
+    /// first.
+    fn clear_point(&self, colliders: &[Collider], margin: f32) -> Option<Vec3> {
+        let clear = |y: Vec3| colliders.iter().all(|c| c.push_out(y, margin) == y);
+        if clear(self.at(0.0)) {
+            return Some(self.at(0.0));
+        }
+        let step = std::f32::consts::PI / RIM_STEPS as f32;
+        for k in 1..=RIM_STEPS {
+            for sign in [1.0f32, -1.0] {
+                let angle = sign * step * k as f32;
+                if !clear(self.at(angle)) {
+                    continue;
+                }
+                let (mut good, mut bad) = (angle, sign * step * (k - 1) as f32);
+                for _ in 0..RIM_REFINE {
+                    let mid = 0.5 * (good + bad);
+                    if clear(self.at(mid)) {
+                        good = mid;
+                    } else {
+                        bad = mid;
+                    }
+                }
+                return Some(self.at(good));
+            }
+        }
+        None
+    }
+
+    /// `best` (a point and its depth in the colliders, margin not counted) or the least deep
+    /// of 2 x [`RIM_STEPS`] points evenly round the rim, whichever is shallower.
+    fn least_deep(&self, colliders: &[Collider], mut best: (Vec3, f32)) -> (Vec3, f32) {
+        let step = std::f32::consts::PI / RIM_STEPS as f32;
+        for k in 0..2 * RIM_STEPS {
+            let y = self.at(step * k as f32);
+            let d = depth_in(colliders, y);
+            if d < best.1 {
+                best = (y, d);
+            }
+        }
+        best
+    }
+}
+
 fn clamp_to(x: Vec3, center: Vec3, radius: f32) -> Vec3 {
     let d = x - center;
     let len2 = d.length_squared();
@@ -978,16 +1108,16 @@ fn project(pos: &mut [Vec3], l: &Proj, stiffness: f32) {
     pos[b] = pb - d * (s * l.wb);
 }
 
-/// Provot's deformation limit: any link longer than `ratio` times its rest length is pulled
-/// back to exactly that length.
 /// Most passes of the sideways limit over a row inside the hard pass (it stops at the first
 /// pass that finds every link within the limit).
 const SIDEWAYS_PASSES: usize = 16;
+/// Collision swings per correction in the sideways limit.
+const SIDEWAYS_COLLISION_PASSES: usize = 2;
 
 /// Pulls the ends of a row's horizontal links that are longer than `ratio` x rest toward each
 /// other, each end only along the sphere around its upper neighbour (so the column keeps its
-/// rest length) and only as far (all, half or a quarter of the way) as keeps the new point
-/// outside every collider and within its max distance.
+/// rest length), then swung on that sphere back within its max distance and out of the
+/// colliders; an end that cannot be cleared that way stays where it was.
 #[allow(clippy::too_many_arguments)]
 fn limit_row_sideways(
     pos: &mut [Vec3],
@@ -1015,19 +1145,27 @@ fn limit_row_sideways(
                     continue;
                 }
                 let top = pos[t as usize];
-                let md = max_distance[i];
-                let ok = |y: Vec3| {
-                    y.distance_squared(reference[i]) <= md * md
-                        && colliders.iter().all(|c| c.push_out(y, margin) == y)
-                };
-                // The whole way, else as far as half and a quarter of it go.
-                for w in [1.0, 0.5, 0.25] {
-                    let want = pos[i].lerp(target, w);
-                    let y = top + (want - top).normalize_or(pos[i] - top) * rest;
-                    if ok(y) {
-                        pos[i] = y;
-                        break;
-                    }
+                // Onto the sphere around its upper neighbour, back within its max distance
+                // and out of the colliders by swinging on that sphere: every correction moves
+                // continuously with the positions (a choice between "all of the way" and "half
+                // of it" would not), so a small difference stays small. Where that cannot
+                // clear it, it stays where it was.
+                let mut y = top + (target - top).normalize_or(pos[i] - top) * rest;
+                let (r, md) = (reference[i], max_distance[i]);
+                if y.distance_squared(r) > md * md {
+                    y = swing_within_reach(top, rest, y, r, md);
+                }
+                let (y, clear) = swing_clear(
+                    colliders,
+                    margin,
+                    top,
+                    rest,
+                    y,
+                    Some(r),
+                    SIDEWAYS_COLLISION_PASSES,
+                );
+                if clear && y.distance_squared(r) <= md * md {
+                    pos[i] = y;
                 }
             }
         }
@@ -1045,6 +1183,8 @@ fn excess(d: Vec3, rest: f32, ratio: f32) -> Option<f32> {
     (len > limit && len > 1e-9).then(|| (len - limit) / len)
 }
 
+/// Provot's deformation limit: any link longer than `ratio` times its rest length is pulled
+/// back to exactly that length.
 fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) {
     for l in links {
         let (a, b) = (l.a as usize, l.b as usize);
@@ -1174,6 +1314,67 @@ mod tests {
         let mut pos = [Vec3::ZERO, Vec3::new(1.05, 0.0, 0.0)];
         limit_stretch(&mut pos, &[proj(0.5, 0.5)], 1.1);
         assert_eq!(pos[1].x, 1.05);
+    }
+
+    #[test]
+    fn the_rim_walk_finds_the_nearest_clear_point_within_reach_and_moves_with_the_collider() {
+        // A 0.3 m link hangs from the origin, its reference straight below at 0.3 m, reach
+        // 8 cm: the reachable cap is a circle around -Y. The particle was swung out of a body
+        // to `x`, beyond reach on the +X side; a sphere sits on the rim point nearest to it,
+        // a little toward +Z, so the nearest clear rim point is toward -Z.
+        let (top, rest, r, md) = (Vec3::ZERO, 0.3, Vec3::new(0.0, -0.3, 0.0), 0.08);
+        let angle = 40f32.to_radians();
+        let x = top + Vec3::new(angle.sin(), -angle.cos(), 0.0) * rest;
+        let step = 0.0005;
+        let mut last: Option<Vec3> = None;
+        let mut worst = 0f32;
+        for k in 0..=40 {
+            let c = [Collider::Sphere {
+                center: Vec3::new(0.075, -0.29, 0.006 + step * k as f32),
+                radius: 0.03,
+            }];
+            let rim = Rim::new(top, rest, x, r, md).unwrap();
+            let y = rim.clear_point(&c, 0.0).expect("a clear rim point");
+            assert!((y.distance(top) - rest).abs() < 1e-5);
+            assert!(
+                y.distance(r) <= md + 1e-6,
+                "out of reach: {}",
+                y.distance(r)
+            );
+            assert_eq!(c[0].push_out(y, 0.0), y, "inside the sphere");
+            // On the -Z side, just past the sphere's surface.
+            assert!(
+                y.z < 0.0 && y.distance(Vec3::new(0.075, -0.29, 0.006 + step * k as f32)) < 0.031
+            );
+            if let Some(l) = last {
+                worst = worst.max(y.distance(l));
+            }
+            last = Some(y);
+        }
+        assert!(worst < 4.0 * step, "jumped {worst} m for a {step} m move");
+        // Nothing in the way: the rim point nearest `x`.
+        let y = Rim::new(top, rest, x, r, md)
+            .unwrap()
+            .clear_point(&[], 0.0)
+            .unwrap();
+        assert!(y.z.abs() < 1e-6 && y.x > 0.0);
+        // A small reach wholly inside a sphere: no rim point is clear, and the least deep
+        // point within reach lies on the rim, shallower than the point nearest the reference
+        // (the search over fixed directions has none inside so small a cap).
+        let (r, md) = (Vec3::new(0.0, -0.35, 0.0), 0.055);
+        let body = [Collider::Sphere {
+            center: Vec3::new(0.01, -0.3, 0.0),
+            radius: 0.04,
+        }];
+        let rim = Rim::new(top, rest, x, r, md).unwrap();
+        assert_eq!(rim.clear_point(&body, 0.0), None);
+        let nearest = Vec3::new(0.0, -rest, 0.0);
+        let centre_depth = depth_in(&body, nearest);
+        let (y, depth) = rim.least_deep(&body, (nearest, centre_depth));
+        assert!(depth < centre_depth, "{depth} against {centre_depth}");
+        assert!(y.distance(r) <= md && (y.distance(top) - rest).abs() < 1e-5);
+        // Reference out of reach of the whole sphere: no rim.
+        assert!(Rim::new(top, rest, x, Vec3::new(0.0, -1.0, 0.0), md).is_none());
     }
 
     #[test]

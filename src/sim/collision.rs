@@ -177,19 +177,27 @@ impl Collider {
         (p - center).length_squared() >= bound * bound
     }
 
-    /// [`Collider::push_out_toward`] past the bounding-sphere test.
-    #[inline(never)]
-    fn push_out_toward_near(&self, p: Vec3, anchor: Vec3, margin: f32) -> Vec3 {
-        let (center, rotation, radii) = match *self {
+    /// An ellipsoid or a sphere as an ellipsoid grown by `margin`: centre, rotation and radii.
+    /// `None` for other shapes.
+    fn grown_ellipsoid(&self, margin: f32) -> Option<(Vec3, Quat, Vec3)> {
+        match *self {
             Collider::Ellipsoid {
                 center,
                 rotation,
                 radii,
-            } => (center, rotation, radii + Vec3::splat(margin)),
+            } => Some((center, rotation, radii + Vec3::splat(margin))),
             Collider::Sphere { center, radius } => {
-                (center, Quat::IDENTITY, Vec3::splat(radius + margin))
+                Some((center, Quat::IDENTITY, Vec3::splat(radius + margin)))
             }
-            _ => return self.push_out(p, margin),
+            _ => None,
+        }
+    }
+
+    /// [`Collider::push_out_toward`] past the bounding-sphere test.
+    #[inline(never)]
+    fn push_out_toward_near(&self, p: Vec3, anchor: Vec3, margin: f32) -> Vec3 {
+        let Some((center, rotation, radii)) = self.grown_ellipsoid(margin) else {
+            return self.push_out(p, margin);
         };
         // Inside the bounding sphere (`surely_outside` ruled the rest out).
         let inv = rotation.inverse();
@@ -209,6 +217,38 @@ impl Collider {
         let c = q2 - 1.0;
         let s = (-b + (b * b - 4.0 * a * c).max(0.0).sqrt()) / (2.0 * a);
         center + rotation * ((q + d * s.clamp(0.0, 1.0)) * radii)
+    }
+
+    /// How far along the ray from `p` in direction `dir` (a unit vector) the ray leaves this
+    /// ellipsoid or sphere grown by `margin` for the last time: `Some(t)` with `t >= 0` when
+    /// the ray meets the shape (from inside, or ahead of `p`), `None` when it misses it, the
+    /// shape lies behind `p`, or the shape is a capsule or a plane.
+    pub fn exit_along(&self, p: Vec3, dir: Vec3, margin: f32) -> Option<f32> {
+        let (center, rotation, radii) = self.grown_ellipsoid(margin)?;
+        // Most rays pass wide of the shape's bounding sphere, or it lies behind the point.
+        let bound = radii.max_element();
+        let to_center = center - p;
+        let along = to_center.dot(dir);
+        let d2 = to_center.length_squared();
+        if d2 - along * along > bound * bound || (along < 0.0 && d2 > bound * bound) {
+            return None;
+        }
+        // |q + t v| = 1 in unit-sphere space; the larger root is where the ray leaves.
+        let inv = rotation.inverse();
+        let q = inv * (p - center) / radii;
+        let v = inv * dir / radii;
+        let a = v.length_squared();
+        if a <= 1e-12 {
+            return None;
+        }
+        let b = 2.0 * q.dot(v);
+        let c = q.length_squared() - 1.0;
+        let disc = b * b - 4.0 * a * c;
+        if disc < 0.0 {
+            return None;
+        }
+        let t = (-b + disc.sqrt()) / (2.0 * a);
+        (t >= 0.0).then_some(t)
     }
 
     /// `p` moved to the nearest surface point when it is inside the shape grown by `margin`,
@@ -292,6 +332,44 @@ pub fn push_out_all(
     p
 }
 
+/// Swings `x`, a point at distance `rest` from `top`, out of the colliders while keeping it at
+/// that distance: push it out (deep points toward `anchor` where given, see
+/// [`Collider::push_out_toward`]), then put it back on the sphere around `top` toward the
+/// pushed point, tipped further out along the push (when `top` lies on the same convex surface,
+/// the straight line to the pushed point is a chord and would lead back inside). At most
+/// `passes` rounds; returns the point and whether it ended clear. The result moves
+/// continuously with `x` wherever one push decides it, so a point swept by a limb slides
+/// around it instead of jumping.
+pub fn swing_clear(
+    colliders: &[Collider],
+    margin: f32,
+    top: Vec3,
+    rest: f32,
+    mut x: Vec3,
+    anchor: Option<Vec3>,
+    passes: usize,
+) -> (Vec3, bool) {
+    for _ in 0..passes {
+        let mut y = x;
+        for c in colliders {
+            y = match anchor {
+                Some(a) => c.push_out_toward(y, a, margin),
+                None => c.push_out(y, margin),
+            };
+        }
+        if y == x {
+            return (x, true);
+        }
+        let e = (y - top) + (y - x);
+        let elen = e.length();
+        if elen <= 1e-9 {
+            break;
+        }
+        x = top + e * (rest / elen);
+    }
+    (x, false)
+}
+
 /// Directions tried on the rest-length sphere when swinging could not clear a particle.
 const SPHERE_SEARCH_DIRECTIONS: usize = 96;
 /// Halvings of the arc between the blocked point and the clear direction found.
@@ -338,6 +416,14 @@ pub fn clear_point_on_sphere(
     Some(top + good * rest)
 }
 
+/// How deep `x` lies in the deepest of `colliders`, metres, margin not counted (0 outside all).
+pub(crate) fn depth_in(colliders: &[Collider], x: Vec3) -> f32 {
+    colliders
+        .iter()
+        .map(|c| c.penetration(x, 0.0))
+        .fold(0.0, f32::max)
+}
+
 /// Where no point of the rest-length sphere around `top` is both clear and within
 /// `max_distance` of `reference`: the point within the max distance (or, when none is, the one
 /// nearest to `reference`) that lies least deep in the colliders, measured without margin,
@@ -349,12 +435,7 @@ pub fn least_deep_point_on_sphere(
     reference: Vec3,
     max_distance: f32,
 ) -> (Vec3, f32) {
-    let depth = |x: Vec3| {
-        colliders
-            .iter()
-            .map(|c| c.penetration(x, 0.0))
-            .fold(0.0, f32::max)
-    };
+    let depth = |x: Vec3| depth_in(colliders, x);
     // The sphere's point nearest the reference is within the max distance whenever any is.
     let nearest = top + (reference - top).normalize_or(Vec3::NEG_Y) * rest;
     let mut best = (nearest, depth(nearest));
@@ -506,6 +587,62 @@ mod tests {
         // Outside: untouched.
         let out = Vec3::new(0.0, 1.5, 0.0);
         assert_eq!(s.push_out_toward(out, anchor, 0.0), out);
+    }
+
+    #[test]
+    fn a_ray_leaves_a_shape_at_its_far_side_whether_it_starts_inside_or_before_it() {
+        let e = Collider::Ellipsoid {
+            center: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            radii: Vec3::new(0.2, 0.5, 0.1),
+        };
+        // From the centre along +X: out at x = 0.2 (+ margin).
+        let t = e.exit_along(Vec3::ZERO, Vec3::X, 0.01).unwrap();
+        assert!((t - 0.21).abs() < 1e-6, "{t}");
+        // From before the shape on -X: the far side, not the near one.
+        let t = e
+            .exit_along(Vec3::new(-1.0, 0.0, 0.0), Vec3::X, 0.0)
+            .unwrap();
+        assert!((t - 1.2).abs() < 1e-5, "{t}");
+        // Shape behind the point, or beside the ray: nothing.
+        assert_eq!(e.exit_along(Vec3::new(1.0, 0.0, 0.0), Vec3::X, 0.0), None);
+        assert_eq!(e.exit_along(Vec3::new(-1.0, 0.0, 0.3), Vec3::X, 0.0), None);
+        // Planes and capsules are not ray-cast.
+        let g = Collider::Plane {
+            point: Vec3::ZERO,
+            normal: Vec3::Y,
+        };
+        assert_eq!(g.exit_along(Vec3::NEG_Y, Vec3::Y, 0.0), None);
+    }
+
+    #[test]
+    fn a_point_swung_out_of_a_passing_sphere_slides_round_it_without_jumping() {
+        // A link of 0.3 m hangs from the origin; a sphere of radius 0.1 sweeps across
+        // through where its lower end would be. The end stays 0.3 m from the top, ends up
+        // clear, and never moves much further than the sphere did in one step.
+        let (top, rest) = (Vec3::ZERO, 0.3);
+        let hanging = Vec3::new(0.0, -rest, 0.0);
+        let mut last: Option<Vec3> = None;
+        let mut worst_jump = 0f32;
+        let step = 0.002;
+        for k in 0..=150 {
+            let cx = -0.15 + step * k as f32;
+            let c = [Collider::Sphere {
+                center: Vec3::new(cx, -0.3, 0.02),
+                radius: 0.1,
+            }];
+            let (x, clear) = swing_clear(&c, 0.0, top, rest, hanging, None, 6);
+            assert!(clear, "not cleared with the sphere at x = {cx}");
+            assert!((x.distance(top) - rest).abs() < 1e-5);
+            if let Some(l) = last {
+                worst_jump = worst_jump.max(x.distance(l));
+            }
+            last = Some(x);
+        }
+        assert!(
+            worst_jump < 10.0 * step,
+            "the end jumped {worst_jump} m while the sphere moved {step} m"
+        );
     }
 
     #[test]

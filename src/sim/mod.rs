@@ -49,7 +49,7 @@ pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
     EXPLODE_MIN_DISTANCE, HARD_TOLERATED_DEPTH, TELEPORT_ANGLE, TELEPORT_DISTANCE,
 };
-pub use collision::{clear_point_on_sphere, push_out_all, Collider};
+pub use collision::{clear_point_on_sphere, push_out_all, swing_clear, Collider};
 pub use fixed_step::FixedStep;
 pub use frame::Frame;
 pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamSpec};
