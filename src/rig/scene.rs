@@ -11,9 +11,13 @@ use super::jacket::{bone_from_axes, JacketError, JacketFrame, JacketLayout, Jack
 use super::{skin, Character, Pose};
 use crate::preset::{Garment, Preset};
 use crate::sim::{
-    clear_point_on_sphere, push_out_all, Cloth, Collider, ConstraintKind, FabricParams, Frame,
-    StepInput,
+    clear_point_on_sphere, push_out_all, swing_clear, Cloth, Collider, ConstraintKind,
+    FabricParams, Frame, StepInput,
 };
+
+/// Rounds of pushing a reference point out of the body and swinging it back onto the sphere
+/// around the reference above before the wider search (see [`swing_clear`]).
+const REFERENCE_SWINGS: usize = 6;
 
 /// Why a scene could not be built or changed.
 #[derive(Debug, thiserror::Error)]
@@ -101,12 +105,16 @@ pub struct Scene {
     prev_offsets: Vec<Vec3>,
     colliders: Vec<Collider>,
     body_colliders: usize,
+    /// Of the body colliders, how many (at the start) are the torso's; the legs follow.
+    torso_colliders: usize,
     root: Frame,
     last_root: Option<Frame>,
     /// Where the clip's root motion is placed in the world ([`Scene::teleport`]).
     placement: Frame,
     pendulum: Pendulum,
     neck: usize,
+    /// The pelvis bone: references leave the legs outward from its vertical axis.
+    pelvis: usize,
     drag: Option<(usize, Vec3)>,
     stats: FrameStats,
     skin_body: bool,
@@ -137,6 +145,7 @@ impl Scene {
         let cloth = Cloth::new(rig.topology.clone(), &preset.params);
         let n = rig.topology.len();
         let neck = character.skeleton.find("neck").unwrap_or(0);
+        let pelvis = character.skeleton.find("pelvis").unwrap_or(0);
         let mut model = Vec::new();
         character
             .skeleton
@@ -180,11 +189,13 @@ impl Scene {
             prev_offsets: vec![Vec3::ZERO; n],
             colliders: Vec::new(),
             body_colliders: 0,
+            torso_colliders: 0,
             root: Frame::IDENTITY,
             last_root: None,
             placement: Frame::IDENTITY,
             pendulum,
             neck,
+            pelvis,
             drag: None,
             stats: FrameStats::default(),
             skin_body: true,
@@ -264,14 +275,21 @@ impl Scene {
         self.placement = Frame::IDENTITY;
         self.drag = None;
         self.pose_at(0.0);
-        let _ = self.cloth.reset_to(&self.references);
+        // The cloth remembers this pose, so the first step moves the character from it.
+        let _ = self.cloth.reset_on(&StepInput {
+            frame: self.root,
+            reference: &self.references,
+            colliders: &self.colliders,
+        });
         self.prev_offsets.fill(Vec3::ZERO);
         // The hood starts where it comes to rest: hanging straight down behind the head (from
         // its modelled pose it would first swing down for half a second).
         let hood_origin = self.hood_origin();
         self.pendulum.pos = hood_origin + Vec3::NEG_Y * self.pendulum.length;
         self.pendulum.prev = self.pendulum.pos;
-        self.pendulum.last_origin = None;
+        // The hood's first step, too, moves from this pose.
+        self.pendulum.last_origin = Some(hood_origin);
+        self.last_root = Some(self.root);
         let hood = self.hood_matrix();
         self.rig.set_hood(hood, &mut self.frame);
         self.finish_frame();
@@ -418,39 +436,68 @@ impl Scene {
         self.rig.pose(&self.model, hood, &mut self.frame);
         self.rig.references(&self.frame, &mut self.references);
         self.colliders.clear();
-        // The torso and leg ellipsoids: the arms hang beside the jacket inside their sleeves,
-        // and their ellipsoids overlap the pinned row under the armpits.
-        for e in self
-            .character
-            .ellipsoids
-            .iter()
-            .filter(|e| !e.name.starts_with("upperarm"))
-        {
-            let p = e.posed(&self.model);
-            self.colliders.push(Collider::Ellipsoid {
-                center: p.centre,
-                rotation: p.rotation,
-                radii: p.radii,
-            });
+        // The torso and leg ellipsoids, the torso's first: the arms hang beside the jacket
+        // inside their sleeves, and their ellipsoids overlap the pinned row under the armpits.
+        let is_leg = |name: &str| name.starts_with("thigh") || name.starts_with("calf");
+        for legs in [false, true] {
+            for e in self
+                .character
+                .ellipsoids
+                .iter()
+                .filter(|e| !e.name.starts_with("upperarm") && is_leg(&e.name) == legs)
+            {
+                let p = e.posed(&self.model);
+                self.colliders.push(Collider::Ellipsoid {
+                    center: p.centre,
+                    rotation: p.rotation,
+                    radii: p.radii,
+                });
+            }
+            if !legs {
+                self.torso_colliders = self.colliders.len();
+            }
         }
         self.body_colliders = self.colliders.len();
         // Keep every reference point outside the body, so the max-distance sphere is centred
         // where the cloth may be (a thigh swinging forward pushes the hem's reference ahead of
         // it instead of swallowing it).
+        //
+        // First the legs: a point goes outward (away from the pelvis's vertical axis) past
+        // every leg ellipsoid on that ray, the ones it is inside and the ones further out. The
+        // jacket is outside the legs, so a thigh that has swung through a point leaves it in
+        // front of the thigh, not behind it; neighbours go the same way, so a thigh between
+        // two columns does not part their references (pushing each to its nearest surface
+        // did: the two sides of the thigh, a leg's width apart, and the row tore there).
         let margin = self.cloth.params().collision_margin + 0.005;
         let pinned = &self.rig.topology.pinned;
-        // Overlapping ellipsoids (hips, upper and lower thigh) can push a point from one into
-        // the next: sweep until nothing moves, a few times at most.
+        // Then the rest: overlapping ellipsoids (hips, upper and lower thigh) can push a point
+        // from one into the next, so sweep until nothing moves, a few times at most.
         let body = &self.colliders[..self.body_colliders];
+        let legs = &body[self.torso_colliders..];
+        let pelvis = self.model[self.pelvis];
+        let (centre, up) = (
+            pelvis.w_axis.truncate(),
+            pelvis.y_axis.truncate().normalize_or(Vec3::Y),
+        );
+        let forward = pelvis.z_axis.truncate().normalize_or(Vec3::Z);
         for (r, _) in self.references.iter_mut().zip(pinned).filter(|(_, &p)| !p) {
-            *r = push_out_all(body, *r, None, margin, 4);
+            let d = *r - centre;
+            let out = (d - up * d.dot(up)).normalize_or(forward);
+            let t = legs
+                .iter()
+                .filter_map(|c| c.exit_along(*r, out, margin))
+                .fold(0.0, f32::max);
+            *r = push_out_all(body, *r + out * t, None, margin, 4);
         }
+
         // Down each column, keep every reference where the hard constraints can reach it:
         // within rest length +- (its max distance - its upper neighbour's) of the reference
         // above. Otherwise a thigh pushing one reference far ahead (or a bend squeezing two
         // together) leaves no point at rest length from the upper particle that is also
         // within the lower one's max distance, and either the link or the max distance breaks.
-        // Where the corrected point is inside the body, it swings out on the same shell.
+        // Where the corrected point is inside the body, it swings out on the same shell: pushed
+        // out and back onto the shell a few times (so it slides round a leg as the leg moves),
+        // then, where that does not clear it, the search over the whole shell.
         let md = self.cloth.max_distances();
         for &(a, b, rest) in &self.vertical {
             let (a, b) = (a as usize, b as usize);
@@ -466,8 +513,9 @@ impl Scene {
             }
             let dir = (want - top).normalize_or(Vec3::NEG_Y);
             let x = top + dir * len;
-            self.references[b] = if body.iter().all(|c| c.push_out(x, margin) == x) {
-                x
+            let (swung, clear) = swing_clear(body, margin, top, len, x, None, REFERENCE_SWINGS);
+            self.references[b] = if clear {
+                swung
             } else {
                 clear_point_on_sphere(body, margin, top, len, x, x, f32::MAX).unwrap_or(x)
             };
