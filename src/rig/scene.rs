@@ -81,7 +81,7 @@ struct Pendulum {
     /// The hood bone's origin in the neck bone's space.
     origin_local: Vec3,
     /// The origin (character space) at the last step, to move it across substeps.
-    last_origin: Option<Vec3>,
+    last_origin: Vec3,
 }
 
 /// The character in the jacket, playing a clip, one fixed step at a time.
@@ -104,11 +104,13 @@ pub struct Scene {
     references: Vec<Vec3>,
     prev_offsets: Vec<Vec3>,
     colliders: Vec<Collider>,
-    body_colliders: usize,
-    /// Of the body colliders, how many (at the start) are the torso's; the legs follow.
+    /// The character's ellipsoids that collide, the torso's first, then the legs'.
+    body_ellipsoids: Vec<usize>,
+    /// Of those, how many are the torso's.
     torso_colliders: usize,
     root: Frame,
-    last_root: Option<Frame>,
+    /// The root at the last step (the first pose after a reset).
+    last_root: Frame,
     /// Where the clip's root motion is placed in the world ([`Scene::teleport`]).
     placement: Frame,
     pendulum: Pendulum,
@@ -157,7 +159,7 @@ impl Scene {
             prev: rig.hood_pendulum_rest,
             length: hood_origin.distance(rig.hood_pendulum_rest),
             origin_local: model[neck].inverse().transform_point3(hood_origin),
-            last_origin: None,
+            last_origin: hood_origin,
         };
         let links = |kind: ConstraintKind| {
             rig.topology
@@ -169,6 +171,19 @@ impl Scene {
         };
         let vertical = links(ConstraintKind::StretchVertical);
         let horizontal = links(ConstraintKind::StretchHorizontal);
+        // The torso and leg ellipsoids, the torso's first: the arms hang beside the jacket
+        // inside their sleeves, and their ellipsoids overlap the pinned row under the armpits.
+        let is_leg = |name: &str| name.starts_with("thigh") || name.starts_with("calf");
+        let colliding = |legs: bool| {
+            character
+                .ellipsoids
+                .iter()
+                .enumerate()
+                .filter(move |(_, e)| !e.name.starts_with("upperarm") && is_leg(&e.name) == legs)
+                .map(|(i, _)| i)
+        };
+        let torso_colliders = colliding(false).count();
+        let body_ellipsoids: Vec<usize> = colliding(false).chain(colliding(true)).collect();
         let frame = rig.new_frame();
         let mut scene = Scene {
             pose: character.skeleton.rest_pose(),
@@ -188,10 +203,10 @@ impl Scene {
             references: vec![Vec3::ZERO; n],
             prev_offsets: vec![Vec3::ZERO; n],
             colliders: Vec::new(),
-            body_colliders: 0,
-            torso_colliders: 0,
+            body_ellipsoids,
+            torso_colliders,
             root: Frame::IDENTITY,
-            last_root: None,
+            last_root: Frame::IDENTITY,
             placement: Frame::IDENTITY,
             pendulum,
             neck,
@@ -271,7 +286,6 @@ impl Scene {
     /// Back to the start of the clip with the cloth at rest on the first pose.
     pub fn reset(&mut self) {
         self.steps = 0;
-        self.last_root = None;
         self.placement = Frame::IDENTITY;
         self.drag = None;
         self.pose_at(0.0);
@@ -288,8 +302,8 @@ impl Scene {
         self.pendulum.pos = hood_origin + Vec3::NEG_Y * self.pendulum.length;
         self.pendulum.prev = self.pendulum.pos;
         // The hood's first step, too, moves from this pose.
-        self.pendulum.last_origin = Some(hood_origin);
-        self.last_root = Some(self.root);
+        self.pendulum.last_origin = hood_origin;
+        self.last_root = self.root;
         let hood = self.hood_matrix();
         self.rig.set_hood(hood, &mut self.frame);
         self.finish_frame();
@@ -320,7 +334,7 @@ impl Scene {
         // it was for this step.
         let _ = self.cloth.step(&input);
         let step_seconds = cloth_start.elapsed().as_secs_f32();
-        self.last_root = Some(self.root);
+        self.last_root = self.root;
         self.finish_frame();
         self.stats.step_seconds = step_seconds;
         self.stats.frame_seconds = start.elapsed().as_secs_f32();
@@ -436,28 +450,14 @@ impl Scene {
         self.rig.pose(&self.model, hood, &mut self.frame);
         self.rig.references(&self.frame, &mut self.references);
         self.colliders.clear();
-        // The torso and leg ellipsoids, the torso's first: the arms hang beside the jacket
-        // inside their sleeves, and their ellipsoids overlap the pinned row under the armpits.
-        let is_leg = |name: &str| name.starts_with("thigh") || name.starts_with("calf");
-        for legs in [false, true] {
-            for e in self
-                .character
-                .ellipsoids
-                .iter()
-                .filter(|e| !e.name.starts_with("upperarm") && is_leg(&e.name) == legs)
-            {
-                let p = e.posed(&self.model);
-                self.colliders.push(Collider::Ellipsoid {
-                    center: p.centre,
-                    rotation: p.rotation,
-                    radii: p.radii,
-                });
-            }
-            if !legs {
-                self.torso_colliders = self.colliders.len();
-            }
+        for &i in &self.body_ellipsoids {
+            let p = self.character.ellipsoids[i].posed(&self.model);
+            self.colliders.push(Collider::Ellipsoid {
+                center: p.centre,
+                rotation: p.rotation,
+                radii: p.radii,
+            });
         }
-        self.body_colliders = self.colliders.len();
         // Keep every reference point outside the body, so the max-distance sphere is centred
         // where the cloth may be (a thigh swinging forward pushes the hem's reference ahead of
         // it instead of swallowing it).
@@ -472,7 +472,7 @@ impl Scene {
         let pinned = &self.rig.topology.pinned;
         // Then the rest: overlapping ellipsoids (hips, upper and lower thigh) can push a point
         // from one into the next, so sweep until nothing moves, a few times at most.
-        let body = &self.colliders[..self.body_colliders];
+        let body = &self.colliders[..self.body_ellipsoids.len()];
         let legs = &body[self.torso_colliders..];
         let pelvis = self.model[self.pelvis];
         let (centre, up) = (
@@ -537,17 +537,15 @@ impl Scene {
     fn step_pendulum(&mut self) {
         let p = self.cloth.params();
         let pd = &mut self.pendulum;
-        if let Some(last) = self.last_root {
-            let delta = self.root.inverse().mul(&last);
-            let f = p.world_motion_fraction;
-            if delta.translation.length() < crate::sim::TELEPORT_DISTANCE {
-                let m = Frame::new(
-                    glam::Quat::IDENTITY.slerp(delta.rotation, f),
-                    delta.translation * f,
-                );
-                pd.pos = m.transform_point(pd.pos);
-                pd.prev = m.transform_point(pd.prev);
-            }
+        let delta = self.root.inverse().mul(&self.last_root);
+        let f = p.world_motion_fraction;
+        if delta.translation.length() < crate::sim::TELEPORT_DISTANCE {
+            let m = Frame::new(
+                glam::Quat::IDENTITY.slerp(delta.rotation, f),
+                delta.translation * f,
+            );
+            pd.pos = m.transform_point(pd.pos);
+            pd.prev = m.transform_point(pd.prev);
         }
         let gravity = self.root.rotation.inverse() * Vec3::new(0.0, -p.gravity, 0.0);
         let origin = self.model[self.neck].transform_point3(pd.origin_local);
@@ -556,7 +554,7 @@ impl Scene {
         // cloth's reference points do.
         let n = p.substeps.max(1);
         let h = p.solver_dt();
-        let from = pd.last_origin.replace(origin).unwrap_or(origin);
+        let from = std::mem::replace(&mut pd.last_origin, origin);
         for k in 1..=n {
             let origin = from.lerp(origin, k as f32 / n as f32);
             let v = pd.pos - pd.prev;
@@ -644,7 +642,7 @@ impl Scene {
             }
         }
         let mut penetration = 0f32;
-        for c in &self.colliders[..self.body_colliders] {
+        for c in &self.colliders[..self.body_ellipsoids.len()] {
             for (p, _) in pos.iter().zip(&topo.pinned).filter(|(_, &pinned)| !pinned) {
                 penetration = penetration.max(c.penetration(*p, 0.0));
             }

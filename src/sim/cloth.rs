@@ -386,11 +386,7 @@ impl Cloth {
     /// non-finite point.
     pub fn reset_to(&mut self, reference: &[Vec3]) -> Result<(), StepError> {
         self.check_reference(reference)?;
-        self.pos.copy_from_slice(reference);
-        self.prev.copy_from_slice(reference);
-        self.contact.fill(false);
-        self.last_frame = None;
-        self.time = 0.0;
+        self.rest_on(reference);
         Ok(())
     }
 
@@ -401,12 +397,21 @@ impl Cloth {
     /// leaves the cloth as it was.
     pub fn reset_on(&mut self, input: &StepInput) -> Result<(), StepError> {
         self.check_input(input)?;
-        self.reset_to(input.reference)?;
+        self.rest_on(input.reference);
         self.last_frame = Some(input.frame);
         self.last_reference.copy_from_slice(input.reference);
         self.last_colliders.clear();
         self.last_colliders.extend_from_slice(input.colliders);
         Ok(())
+    }
+
+    /// Every particle at rest on `reference` (already checked), no previous frame, time 0.
+    fn rest_on(&mut self, reference: &[Vec3]) {
+        self.pos.copy_from_slice(reference);
+        self.prev.copy_from_slice(reference);
+        self.contact.fill(false);
+        self.last_frame = None;
+        self.time = 0.0;
     }
 
     /// Overwrites the state: current and previous positions (character space), one per
@@ -874,7 +879,6 @@ fn partial(m: &Frame, fraction: f32) -> Option<Frame> {
     }
 }
 
-#[inline]
 /// The point at distance `rest` from `top` nearest in direction to `x` that lies within `md` of
 /// `r`: `x` swung on the sphere around `top`, in the plane through `top`, `x` and `r`, just far
 /// enough toward `r`. The points of the sphere within reach of `r` form a cap around the
@@ -883,26 +887,39 @@ fn partial(m: &Frame, fraction: f32) -> Option<Frame> {
 /// distance, by wind for example, shiver). Where the cap is empty the point nearest `r`.
 fn swing_within_reach(top: Vec3, rest: f32, x: Vec3, r: Vec3, md: f32) -> Vec3 {
     let current = (x - top).normalize_or(Vec3::Y);
-    let to_r = r - top;
-    let dist = to_r.length();
-    if dist <= 1e-9 {
+    let Some((axis, cos_rim)) = reachable_cap(top, rest, r, md) else {
         return top + current * rest;
-    }
-    let axis = to_r / dist;
-    // |top + rest w - r|² = rest² + dist² - 2 rest dist (w·axis) <= md²
-    let cos_rim = (rest * rest + dist * dist - md * md) / (2.0 * rest * dist);
+    };
     if cos_rim >= 1.0 {
         return top + axis * rest;
     }
-    let cos_now = current.dot(axis);
-    if cos_now >= cos_rim {
+    if current.dot(axis) >= cos_rim {
         return top + current * rest;
     }
-    let side = (current - axis * cos_now).normalize_or(axis.any_orthonormal_vector());
+    let side = across(current, axis);
     // A hair inside the rim, so rounding cannot leave it outside.
     let cos_in = (cos_rim + 1e-6).min(1.0);
     let dir = axis * cos_in + side * (1.0 - cos_in * cos_in).max(0.0).sqrt();
     top + dir * rest
+}
+
+/// The points at distance `rest` from `top` within `reach` of `r` form a cap around the
+/// direction of `r`: that direction (`axis`) and the cosine of the angle from it to the cap's
+/// rim, from |top + rest w - r|² = rest² + dist² - 2 rest dist (w·axis) <= reach². At 1 or
+/// more nothing is in reach; at -1 or less all of the sphere is. `None` when `r` is at `top`.
+fn reachable_cap(top: Vec3, rest: f32, r: Vec3, reach: f32) -> Option<(Vec3, f32)> {
+    let to_r = r - top;
+    let dist = to_r.length();
+    if dist <= 1e-9 {
+        return None;
+    }
+    let cos = (rest * rest + dist * dist - reach * reach) / (2.0 * rest * dist);
+    Some((to_r / dist, cos))
+}
+
+/// The unit vector across `axis` toward `dir` (any one across `axis` if `dir` lies along it).
+fn across(dir: Vec3, axis: Vec3) -> Vec3 {
+    (dir - axis * dir.dot(axis)).normalize_or(axis.any_orthonormal_vector())
 }
 
 /// Steps tried each way around the rim before giving up, and halvings of the last one.
@@ -928,19 +945,11 @@ struct Rim {
 impl Rim {
     /// `None` when the reach holds no point of the sphere or all of it.
     fn new(top: Vec3, rest: f32, x: Vec3, r: Vec3, md: f32) -> Option<Rim> {
-        let to_r = r - top;
-        let dist = to_r.length();
-        if dist <= 1e-9 {
-            return None;
-        }
-        let axis = to_r / dist;
-        let reach = (md - RIM_INSET).max(0.0);
-        let cos = (rest * rest + dist * dist - reach * reach) / (2.0 * rest * dist);
+        let (axis, cos) = reachable_cap(top, rest, r, (md - RIM_INSET).max(0.0))?;
         if cos <= -1.0 || cos >= 1.0 {
             return None;
         }
-        let current = (x - top).normalize_or(Vec3::Y);
-        let u = (current - axis * current.dot(axis)).normalize_or(axis.any_orthonormal_vector());
+        let u = across((x - top).normalize_or(Vec3::Y), axis);
         Some(Rim {
             top,
             rest,
@@ -1004,6 +1013,7 @@ impl Rim {
     }
 }
 
+#[inline]
 fn clamp_to(x: Vec3, center: Vec3, radius: f32) -> Vec3 {
     let d = x - center;
     let len2 = d.length_squared();
