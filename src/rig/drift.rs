@@ -197,14 +197,7 @@ pub fn drift(
     let original = Trajectory::record(character.clone(), preset, clip, seconds)?;
     let conv = Trajectory::record(character.clone(), &converted, clip, seconds)?;
     let plain = Trajectory::record(character.clone(), &unconverted, clip, seconds)?;
-    let mut nudged = preset.clone();
-    let d = nudged.params.damping;
-    nudged.params.damping = if d + FLOOR_NUDGE <= 1.0 {
-        d + FLOOR_NUDGE
-    } else {
-        d - FLOOR_NUDGE
-    };
-    let floor = Trajectory::record(character, &nudged, clip, seconds)?;
+    let floor = Trajectory::record(character, &nudged(preset), clip, seconds)?;
     let (converted_rms_cm, converted_max_cm) = conv.distance_from(&original);
     let (unconverted_rms_cm, unconverted_max_cm) = plain.distance_from(&original);
     let (floor_rms_cm, floor_max_cm) = floor.distance_from(&original);
@@ -225,6 +218,32 @@ pub fn drift(
         unconverted_swing_cm: plain.swing_cm(),
         floor_swing_cm: floor.swing_cm(),
     })
+}
+
+/// `preset` with `damping` moved by [`FLOOR_NUDGE`] (down where up would leave its range).
+fn nudged(preset: &Preset) -> Preset {
+    let mut nudged = preset.clone();
+    let d = nudged.params.damping;
+    nudged.params.damping = if d + FLOOR_NUDGE <= 1.0 {
+        d + FLOOR_NUDGE
+    } else {
+        d - FLOOR_NUDGE
+    };
+    nudged
+}
+
+/// The floor alone: RMS and largest distance (cm) between the hem of `preset` and of the same
+/// preset with `damping` moved by [`FLOOR_NUDGE`], both at its own rate, over `seconds` of
+/// `clip`. What an engine whose arithmetic differs from ours in the last bits can expect.
+pub fn floor(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    seconds: f64,
+) -> Result<(f32, f32), SceneError> {
+    let original = Trajectory::record(character.clone(), preset, clip, seconds)?;
+    let nudged = Trajectory::record(character, &nudged(preset), clip, seconds)?;
+    Ok(nudged.distance_from(&original))
 }
 
 /// The rows as a Markdown table.
