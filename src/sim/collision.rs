@@ -370,6 +370,116 @@ pub fn swing_clear(
     (x, false)
 }
 
+/// The points at distance `rest` from `top` within `reach` of `r` form a cap around the
+/// direction of `r`: that direction (`axis`) and the cosine of the angle from it to the cap's
+/// rim, from |top + rest w - r|² = rest² + dist² - 2 rest dist (w·axis) <= reach². At 1 or
+/// more nothing is in reach; at -1 or less all of the sphere is. `None` when `r` is at `top`.
+pub(crate) fn reachable_cap(top: Vec3, rest: f32, r: Vec3, reach: f32) -> Option<(Vec3, f32)> {
+    let to_r = r - top;
+    let dist = to_r.length();
+    if dist <= 1e-9 {
+        return None;
+    }
+    let cos = (rest * rest + dist * dist - reach * reach) / (2.0 * rest * dist);
+    Some((to_r / dist, cos))
+}
+
+/// The unit vector across `axis` toward `dir` (any one across `axis` if `dir` lies along it).
+pub(crate) fn across(dir: Vec3, axis: Vec3) -> Vec3 {
+    (dir - axis * dir.dot(axis)).normalize_or(axis.any_orthonormal_vector())
+}
+
+/// Steps tried each way around the rim before giving up, and halvings of the last one.
+const RIM_STEPS: usize = 18;
+const RIM_REFINE: usize = 12;
+/// How far inside the max distance the rim is taken, metres.
+const RIM_INSET: f32 = 1e-5;
+
+/// The rim of the reachable cap: the circle of points at distance `rest` from `top` and
+/// [`RIM_INSET`] inside the max distance `md` from `r` (10 um, so rounding, about 0.1 um on
+/// positions near a metre from the origin, cannot leave a rim point outside the reach),
+/// parametrised by the angle from its point nearest to `x`.
+pub(crate) struct Rim {
+    top: Vec3,
+    rest: f32,
+    axis: Vec3,
+    u: Vec3,
+    v: Vec3,
+    cos: f32,
+    sin: f32,
+}
+
+impl Rim {
+    /// `None` when the reach holds no point of the sphere or all of it.
+    pub(crate) fn new(top: Vec3, rest: f32, x: Vec3, r: Vec3, md: f32) -> Option<Rim> {
+        let (axis, cos) = reachable_cap(top, rest, r, (md - RIM_INSET).max(0.0))?;
+        if cos <= -1.0 || cos >= 1.0 {
+            return None;
+        }
+        let u = across((x - top).normalize_or(Vec3::Y), axis);
+        Some(Rim {
+            top,
+            rest,
+            axis,
+            u,
+            v: axis.cross(u),
+            cos,
+            sin: (1.0 - cos * cos).sqrt(),
+        })
+    }
+
+    fn at(&self, angle: f32) -> Vec3 {
+        let (sin, cos) = angle.sin_cos();
+        self.top + (self.axis * self.cos + (self.u * cos + self.v * sin) * self.sin) * self.rest
+    }
+
+    /// The rim point nearest in angle to `x` that is outside every collider (with `margin`):
+    /// the rim is walked both ways from angle 0 in steps of 180° / [`RIM_STEPS`] until one way
+    /// comes out clear, then the last step is halved down to the collider's surface. `None`
+    /// when the rim is nowhere clear. Continuous in `x` while the same way round comes out
+    /// first.
+    pub(crate) fn clear_point(&self, colliders: &[Collider], margin: f32) -> Option<Vec3> {
+        let clear = |y: Vec3| colliders.iter().all(|c| c.push_out(y, margin) == y);
+        if clear(self.at(0.0)) {
+            return Some(self.at(0.0));
+        }
+        let step = std::f32::consts::PI / RIM_STEPS as f32;
+        for k in 1..=RIM_STEPS {
+            for sign in [1.0f32, -1.0] {
+                let angle = sign * step * k as f32;
+                if !clear(self.at(angle)) {
+                    continue;
+                }
+                let (mut good, mut bad) = (angle, sign * step * (k - 1) as f32);
+                for _ in 0..RIM_REFINE {
+                    let mid = 0.5 * (good + bad);
+                    if clear(self.at(mid)) {
+                        good = mid;
+                    } else {
+                        bad = mid;
+                    }
+                }
+                return Some(self.at(good));
+            }
+        }
+        None
+    }
+
+    /// `best` (a point and its depth in the colliders, margin not counted) or the least deep
+    /// of 2 x [`RIM_STEPS`] points evenly round the rim, whichever is shallower.
+    fn least_deep(&self, colliders: &[Collider], mut best: (Vec3, f32)) -> (Vec3, f32) {
+        let step = std::f32::consts::PI / RIM_STEPS as f32;
+        for k in 0..2 * RIM_STEPS {
+            let y = self.at(step * k as f32);
+            let d = depth_in(colliders, y);
+            if d < best.1 {
+                best = (y, d);
+            }
+        }
+        best
+    }
+}
+
 /// Directions tried on the rest-length sphere when swinging could not clear a particle.
 const SPHERE_SEARCH_DIRECTIONS: usize = 96;
 /// Halvings of the arc between the blocked point and the clear direction found.
@@ -417,7 +527,7 @@ pub fn clear_point_on_sphere(
 }
 
 /// How deep `x` lies in the deepest of `colliders`, metres, margin not counted (0 outside all).
-pub(crate) fn depth_in(colliders: &[Collider], x: Vec3) -> f32 {
+fn depth_in(colliders: &[Collider], x: Vec3) -> f32 {
     colliders
         .iter()
         .map(|c| c.penetration(x, 0.0))
@@ -427,11 +537,15 @@ pub(crate) fn depth_in(colliders: &[Collider], x: Vec3) -> f32 {
 /// Where no point of the rest-length sphere around `top` is both clear and within
 /// `max_distance` of `reference`: the point within the max distance (or, when none is, the one
 /// nearest to `reference`) that lies least deep in the colliders, measured without margin,
-/// and that depth in metres.
+/// and that depth in metres. Candidates: the point nearest `reference`, the search's fixed
+/// directions within reach and, where those are all inside a collider, points round the rim
+/// of the reach (a small reach holds few of the fixed directions), walked from the one nearest
+/// `toward` (where the particle was headed).
 pub fn least_deep_point_on_sphere(
     colliders: &[Collider],
     top: Vec3,
     rest: f32,
+    toward: Vec3,
     reference: Vec3,
     max_distance: f32,
 ) -> (Vec3, f32) {
@@ -450,6 +564,11 @@ pub fn least_deep_point_on_sphere(
         let d = depth(x);
         if d < best.1 {
             best = (x, d);
+        }
+    }
+    if best.1 > 0.0 {
+        if let Some(rim) = Rim::new(top, rest, toward, reference, max_distance) {
+            best = rim.least_deep(colliders, best);
         }
     }
     best
@@ -643,6 +762,67 @@ mod tests {
             worst_jump < 10.0 * step,
             "the end jumped {worst_jump} m while the sphere moved {step} m"
         );
+    }
+
+    #[test]
+    fn the_rim_walk_finds_the_nearest_clear_point_within_reach_and_moves_with_the_collider() {
+        // A 0.3 m link hangs from the origin, its reference straight below at 0.3 m, reach
+        // 8 cm: the reachable cap is a circle around -Y. The particle was swung out of a body
+        // to `x`, beyond reach on the +X side; a sphere sits on the rim point nearest to it,
+        // a little toward +Z, so the nearest clear rim point is toward -Z.
+        let (top, rest, r, md) = (Vec3::ZERO, 0.3, Vec3::new(0.0, -0.3, 0.0), 0.08);
+        let angle = 40f32.to_radians();
+        let x = top + Vec3::new(angle.sin(), -angle.cos(), 0.0) * rest;
+        let step = 0.0005;
+        let mut last: Option<Vec3> = None;
+        let mut worst = 0f32;
+        for k in 0..=40 {
+            let c = [Collider::Sphere {
+                center: Vec3::new(0.075, -0.29, 0.006 + step * k as f32),
+                radius: 0.03,
+            }];
+            let rim = Rim::new(top, rest, x, r, md).unwrap();
+            let y = rim.clear_point(&c, 0.0).expect("a clear rim point");
+            assert!((y.distance(top) - rest).abs() < 1e-5);
+            assert!(
+                y.distance(r) <= md + 1e-6,
+                "out of reach: {}",
+                y.distance(r)
+            );
+            assert_eq!(c[0].push_out(y, 0.0), y, "inside the sphere");
+            // On the -Z side, just past the sphere's surface.
+            assert!(
+                y.z < 0.0 && y.distance(Vec3::new(0.075, -0.29, 0.006 + step * k as f32)) < 0.031
+            );
+            if let Some(l) = last {
+                worst = worst.max(y.distance(l));
+            }
+            last = Some(y);
+        }
+        assert!(worst < 4.0 * step, "jumped {worst} m for a {step} m move");
+        // Nothing in the way: the rim point nearest `x`.
+        let y = Rim::new(top, rest, x, r, md)
+            .unwrap()
+            .clear_point(&[], 0.0)
+            .unwrap();
+        assert!(y.z.abs() < 1e-6 && y.x > 0.0);
+        // A small reach wholly inside a sphere: no rim point is clear, and the least deep
+        // point within reach lies on the rim, shallower than the point nearest the reference
+        // (the search over fixed directions has none inside so small a cap).
+        let (r, md) = (Vec3::new(0.0, -0.35, 0.0), 0.055);
+        let body = [Collider::Sphere {
+            center: Vec3::new(0.01, -0.3, 0.0),
+            radius: 0.04,
+        }];
+        let rim = Rim::new(top, rest, x, r, md).unwrap();
+        assert_eq!(rim.clear_point(&body, 0.0), None);
+        let nearest = Vec3::new(0.0, -rest, 0.0);
+        let centre_depth = depth_in(&body, nearest);
+        let (y, depth) = rim.least_deep(&body, (nearest, centre_depth));
+        assert!(depth < centre_depth, "{depth} against {centre_depth}");
+        assert!(y.distance(r) <= md && (y.distance(top) - rest).abs() < 1e-5);
+        // Reference out of reach of the whole sphere: no rim.
+        assert!(Rim::new(top, rest, x, Vec3::new(0.0, -1.0, 0.0), md).is_none());
     }
 
     #[test]
