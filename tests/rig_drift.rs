@@ -19,15 +19,20 @@ fn the_preset_against_itself_does_not_drift() {
 }
 
 #[test]
-fn the_floor_shows_a_veil_in_the_wind_is_chaotic() {
-    // The veil flaps in a gusting wind: a millionth of damping grows to centimetres within
-    // three seconds of a dodge, so that is the least drift any conversion can show for it.
+fn the_floor_tells_a_chaotic_fabric_from_a_calm_one() {
+    // The veil as first tuned had shear so soft that the deformation limit did its work, and
+    // a millionth of damping grew to 8.8 cm RMS within three seconds of a dodge: the least
+    // drift any conversion could show for it. Re-tuned, the shipped veil's floor there is
+    // 0.03 mm RMS (0.3 mm at most).
     let c = Arc::new(Character::builtin());
-    let preset = Preset::load("presets/veil.json").unwrap();
-    let row = drift(c, &preset, "dodge", 30.0, 3.0).unwrap();
-    assert!(row.floor_rms_cm > 0.5, "floor {} cm", row.floor_rms_cm);
+    let chaotic = Preset::load("tests/fixtures/veil_before_retune.json").unwrap();
+    let row = drift(c.clone(), &chaotic, "dodge", 30.0, 3.0).unwrap();
+    assert!(row.floor_rms_cm > 2.0, "floor {} cm", row.floor_rms_cm);
     assert!(row.floor_max_cm >= row.floor_rms_cm);
     assert!(table(&[row]).contains("floor RMS / max (cm)"));
+    let shipped = Preset::load("presets/veil.json").unwrap();
+    let row = drift(c, &shipped, "dodge", 30.0, 3.0).unwrap();
+    assert!(row.floor_rms_cm < 0.5, "floor {} cm", row.floor_rms_cm);
 }
 
 #[test]
@@ -55,51 +60,46 @@ fn a_rate_out_of_range_or_an_unknown_clip_is_refused() {
 }
 
 #[test]
-fn converted_to_30_and_120_hz_the_presets_stay_within_a_third_where_chaos_allows() {
-    // The target of the time-step conversion. The shipped presets solve at 120 Hz (60 Hz with
-    // 2 substeps), so 30 Hz runs the same solver as 4 substeps and 120 Hz as 1: what is left is
-    // the linear interpolation of the character between the engine's steps. Held here: 10 of
-    // the 12 rows (measured 0.00 to 0.29). Not held: the veil in a dodge, whose floor (a
-    // millionth of damping) is already half the unconverted drift
-    // (`the_floor_shows_a_veil_in_the_wind_is_chaotic`). The down jacket in a dodge was at 0.88
-    // and 0.44 while the hard pass and the rig's reference points chose between discrete
-    // alternatives (see `tests/rig_chaos.rs`); now 0.27 and 0.28.
+fn converted_to_30_and_120_hz_every_shipped_preset_stays_within_a_third() {
+    // The target of the time-step conversion, on all 12 rows (measured 0.00 to 0.28). The
+    // shipped presets solve at 120 Hz (60 Hz with 2 substeps), so 30 Hz runs the same solver
+    // as 4 substeps and 120 Hz as 1: what is left is the linear interpolation of the character
+    // between the engine's steps. The down jacket in a dodge was at 0.88 and 0.44 while the
+    // hard pass and the rig's reference points chose between discrete alternatives (see
+    // `tests/rig_chaos.rs`), and the veil in a dodge at 0.76 and 0.56 while its tuning was
+    // chaotic (`the_floor_tells_a_chaotic_fabric_from_a_calm_one`).
     let c = Arc::new(Character::builtin());
-    for (file, clip) in [
-        ("tweed", "dodge"),
-        ("tweed", "idle"),
-        ("down_jacket", "dodge"),
-        ("down_jacket", "idle"),
-        ("veil", "idle"),
-    ] {
+    for file in ["tweed", "down_jacket", "veil"] {
         let preset = Preset::load(format!("presets/{file}.json")).unwrap();
-        for hz in [30.0, 120.0] {
-            let row = drift(c.clone(), &preset, clip, hz, 3.0).unwrap();
-            assert!(
-                row.converted_rms_cm <= row.unconverted_rms_cm / 3.0,
-                "{file} {clip} at {hz} Hz: converted {} cm, unconverted {} cm",
-                row.converted_rms_cm,
-                row.unconverted_rms_cm
-            );
+        for clip in ["dodge", "idle"] {
+            for hz in [30.0, 120.0] {
+                let row = drift(c.clone(), &preset, clip, hz, 3.0).unwrap();
+                assert!(
+                    row.converted_rms_cm <= row.unconverted_rms_cm / 3.0,
+                    "{file} {clip} at {hz} Hz: converted {} cm, unconverted {} cm",
+                    row.converted_rms_cm,
+                    row.unconverted_rms_cm
+                );
+            }
         }
     }
 }
 
 #[test]
-fn where_chaos_parts_the_trajectories_the_converted_hem_still_swings_about_as_much() {
-    // The veil in a dodge misses the third (its floor forbids it), so what an engine
-    // programmer can check there is the look: the converted hem swings within 10 % of the
-    // original's at both rates (measured: 3 % more at 30 Hz, 7 % more at 120 Hz; it was 6 to
-    // 8 % less). The down jacket in a dodge, held to the third above, is checked the same way
-    // (within 1 %).
+fn converted_the_hem_swings_as_much_as_the_original() {
+    // What an engine programmer sees besides the trajectories is the look: in a dodge the
+    // converted hem swings within 3 % of the original's at both rates (measured: within
+    // 0.3 % for the tweed, 0.9 % for the down jacket, 0.6 % for the veil; the veil as first
+    // tuned swung 3 and 7 % more, and unconverted the presets swing up to 21 % more or 8 %
+    // less).
     let c = Arc::new(Character::builtin());
-    for file in ["down_jacket", "veil"] {
+    for file in ["tweed", "down_jacket", "veil"] {
         let preset = Preset::load(format!("presets/{file}.json")).unwrap();
         for hz in [30.0, 120.0] {
             let row = drift(c.clone(), &preset, "dodge", hz, 3.0).unwrap();
             let off = row.converted_swing_cm / row.original_swing_cm - 1.0;
             assert!(
-                off.abs() <= 0.1,
+                off.abs() <= 0.03,
                 "{file} at {hz} Hz: hem swing {} cm converted against {} cm",
                 row.converted_swing_cm,
                 row.original_swing_cm

@@ -45,10 +45,13 @@ fn the_shipped_fabrics_are_tuned_as_the_article_describes_them() {
     // The down jacket is the stiffest and has the hood.
     assert!(down.params.shear_bend_stiffness > tweed.params.shear_bend_stiffness);
     assert_eq!(down.garment, Garment::HoodedJacket);
-    // The veil is light: most damping (settles slowly and softly), softest, most wind-driven.
+    // The veil is light: most damping (settles slowly and softly), softest, and by far the
+    // most wind-driven (its drag catches nearly five times the tweed's wind, seven the down
+    // jacket's).
     assert!(veil.params.damping > down.params.damping);
     assert!(veil.params.shear_bend_stiffness < tweed.params.shear_bend_stiffness);
-    assert!(veil.params.wind_drag > 5.0 * tweed.params.wind_drag);
+    assert!(veil.params.wind_drag > 4.0 * tweed.params.wind_drag);
+    assert!(veil.params.wind_drag > 4.0 * down.params.wind_drag);
     // Remedy's range for the world-motion fraction, and under their 40 cm max distance.
     for p in [&tweed, &down, &veil] {
         assert!(

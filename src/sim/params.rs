@@ -299,7 +299,7 @@ fabric_params! {
     /// facing it (air density x drag coefficient / (2 x areal density)). Range 0 to 50 per
     /// metre, default 1.5.
     wind_drag: f32 = 1.5, Float, 0, 50, "1/m", Wind, "Wind drag",
-        "Light fabrics (veil, silk) catch the wind strongly: 10 to 30. Heavy wool 1 to 2. Padded down below 1. The same air calms the flapping it causes.";
+        "Light fabrics (veil, silk) catch the wind strongly: 5 to 30. Heavy wool 1 to 2. Padded down below 1. The same air calms the flapping it causes.";
     /// Gust strength as a fraction of the mean speed. Range 0 to 1, default 0.3.
     gust_amplitude: f32 = 0.3, Float, 0, 1, "x speed", Wind, "Gust amplitude",
         "How much the wind speed varies around its mean. 0 is a steady wind.";
