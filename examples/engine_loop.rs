@@ -1,11 +1,15 @@
 //! A minimal game loop around the cloth library, as an engine would write it: load a fabric
 //! preset, build a cloth from a grid of its own, and every frame advance a fixed-step clock and
 //! step the cloth with the character's frame, the pinned row's reference points and a body
-//! collider. Needs nothing but the simulation library:
+//! collider. Uses nothing but the simulation library (`cloth_tuner::sim` and `preset`, what an
+//! engine gets from `cloth_tuner` with `default-features = false`; `.ci/run` checks it):
 //!
 //! ```text
-//! cargo run --no-default-features --example engine_loop [-- presets/veil.json]
+//! cargo run --example engine_loop [-- presets/veil.json]
 //! ```
+//!
+//! (Not with `--no-default-features`: Cargo builds every dev-dependency for an example, and the
+//! tuner's UI tests' `egui_kittest` does not build without the default features.)
 
 use std::error::Error;
 
