@@ -439,7 +439,7 @@ impl Rim {
     /// when the rim is nowhere clear. Continuous in `x` while the same way round comes out
     /// first.
     pub(crate) fn clear_point(&self, colliders: &[Collider], margin: f32) -> Option<Vec3> {
-        let clear = |y: Vec3| colliders.iter().all(|c| c.push_out(y, margin) == y);
+        let clear = |y: Vec3| clear_of(colliders, y, margin);
         if clear(self.at(0.0)) {
             return Some(self.at(0.0));
         }
@@ -501,7 +501,7 @@ pub fn clear_point_on_sphere(
 ) -> Option<Vec3> {
     let ok = |x: Vec3| {
         x.distance_squared(reference) <= max_distance * max_distance
-            && colliders.iter().all(|c| c.push_out(x, margin) == x)
+            && clear_of(colliders, x, margin)
     };
     let from = (blocked - top).normalize_or(Vec3::NEG_Y);
     let mut best: Option<(f32, Vec3)> = None;
@@ -524,6 +524,11 @@ pub fn clear_point_on_sphere(
         }
     }
     Some(top + good * rest)
+}
+
+/// Whether `x` is outside every collider grown by `margin` (no push moves it).
+fn clear_of(colliders: &[Collider], x: Vec3, margin: f32) -> bool {
+    colliders.iter().all(|c| c.push_out(x, margin) == x)
 }
 
 /// How deep `x` lies in the deepest of `colliders`, metres, margin not counted (0 outside all).
@@ -598,6 +603,7 @@ fn push_sphere(p: Vec3, center: Vec3, radius: f32) -> Vec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::tests::largest_step;
 
     fn close(a: Vec3, b: Vec3) -> bool {
         a.distance(b) < 1e-5
@@ -741,8 +747,7 @@ mod tests {
         // clear, and never moves much further than the sphere did in one step.
         let (top, rest) = (Vec3::ZERO, 0.3);
         let hanging = Vec3::new(0.0, -rest, 0.0);
-        let mut last: Option<Vec3> = None;
-        let mut worst_jump = 0f32;
+        let mut path = Vec::new();
         let step = 0.002;
         for k in 0..=150 {
             let cx = -0.15 + step * k as f32;
@@ -753,11 +758,9 @@ mod tests {
             let (x, clear) = swing_clear(&c, 0.0, top, rest, hanging, None, 6);
             assert!(clear, "not cleared with the sphere at x = {cx}");
             assert!((x.distance(top) - rest).abs() < 1e-5);
-            if let Some(l) = last {
-                worst_jump = worst_jump.max(x.distance(l));
-            }
-            last = Some(x);
+            path.push(x);
         }
+        let worst_jump = largest_step(&path);
         assert!(
             worst_jump < 10.0 * step,
             "the end jumped {worst_jump} m while the sphere moved {step} m"
@@ -774,8 +777,7 @@ mod tests {
         let angle = 40f32.to_radians();
         let x = top + Vec3::new(angle.sin(), -angle.cos(), 0.0) * rest;
         let step = 0.0005;
-        let mut last: Option<Vec3> = None;
-        let mut worst = 0f32;
+        let mut path = Vec::new();
         for k in 0..=40 {
             let c = [Collider::Sphere {
                 center: Vec3::new(0.075, -0.29, 0.006 + step * k as f32),
@@ -794,11 +796,9 @@ mod tests {
             assert!(
                 y.z < 0.0 && y.distance(Vec3::new(0.075, -0.29, 0.006 + step * k as f32)) < 0.031
             );
-            if let Some(l) = last {
-                worst = worst.max(y.distance(l));
-            }
-            last = Some(y);
+            path.push(y);
         }
+        let worst = largest_step(&path);
         assert!(worst < 4.0 * step, "jumped {worst} m for a {step} m move");
         // Nothing in the way: the rim point nearest `x`.
         let y = Rim::new(top, rest, x, r, md)

@@ -11,6 +11,14 @@ fn sheet(cols: usize, rows: usize, spacing: f32) -> Topology {
 
 /// Knobs that leave only what a test switches on: no gravity, no damping, no wind, no world
 /// motion, nothing clamped.
+/// The largest distance between consecutive points of `path`: how far a result jumped while
+/// its input moved one step.
+pub(crate) fn largest_step(path: &[Vec3]) -> f32 {
+    path.windows(2)
+        .map(|w| w[0].distance(w[1]))
+        .fold(0.0, f32::max)
+}
+
 fn bare() -> FabricParams {
     FabricParams {
         iterations: 0,
@@ -940,8 +948,7 @@ fn the_sideways_limit_moves_continuously_past_a_collider_in_the_way() {
     let free = sideways_limit_end(1.0);
     assert!(free.x > -0.01 && free.x < 0.0, "{free}");
     let step = 0.0005;
-    let mut last: Option<Vec3> = None;
-    let mut worst = 0f32;
+    let mut path = Vec::new();
     for k in 0..=46 {
         let x = 0.02 - step * k as f32;
         let end = sideways_limit_end(x);
@@ -953,11 +960,9 @@ fn the_sideways_limit_moves_continuously_past_a_collider_in_the_way() {
             end.distance(Vec3::new(x, -0.1, 0.0)) >= 0.012 - 1e-5,
             "inside the blocker at {x}: {end}"
         );
-        if let Some(l) = last {
-            worst = worst.max(end.distance(l));
-        }
-        last = Some(end);
+        path.push(end);
     }
+    let worst = largest_step(&path);
     assert!(
         worst < 4.0 * step,
         "the end jumped {worst} m while the blocker moved {step} m"
