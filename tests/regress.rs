@@ -217,16 +217,16 @@ fn bad_input_is_a_clear_message_and_a_nonzero_exit() {
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("none.png"), "{text}");
     let small = dir.join("small.png");
-    let px = cloth_tuner::render::headless::Rgba {
+    let px = cloth_tuner::picture::Rgba {
         width: 2,
         height: 2,
         pixels: vec![[0, 0, 0, 255]; 4],
     };
-    cloth_tuner::cli::compare::write_png(&small, &px).unwrap();
+    cloth_tuner::picture::write_png(&small, &px).unwrap();
     let big = dir.join("big.png");
-    cloth_tuner::cli::compare::write_png(
+    cloth_tuner::picture::write_png(
         &big,
-        &cloth_tuner::render::headless::Rgba {
+        &cloth_tuner::picture::Rgba {
             width: 3,
             height: 2,
             pixels: vec![[0, 0, 0, 255]; 6],

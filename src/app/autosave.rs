@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::preset::{write_atomic, Preset};
+use crate::files::write_atomic;
+use crate::preset::Preset;
 
 /// `"format"` of an autosave file.
 pub const FORMAT: &str = "cloth-tuner-autosave";

@@ -1015,21 +1015,15 @@ pub fn list_presets(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// Writes an egui image as an 8-bit RGBA PNG.
+/// Writes an egui image as PNG, atomically (the crate's one PNG writer).
 pub fn write_png(path: &Path, image: &egui::ColorImage) -> Result<(), String> {
     let [w, h] = image.size;
-    let file = std::fs::File::create(path)
-        .map_err(|e| format!("{}: cannot create: {e}", path.display()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
-    enc.set_color(png::ColorType::Rgba);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc
-        .write_header()
-        .map_err(|e| format!("{}: cannot write PNG: {e}", path.display()))?;
-    let bytes: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
-    writer
-        .write_image_data(&bytes)
-        .map_err(|e| format!("{}: cannot write PNG: {e}", path.display()))
+    let picture = crate::picture::Rgba {
+        width: w as u32,
+        height: h as u32,
+        pixels: image.pixels.iter().map(|c| c.to_array()).collect(),
+    };
+    crate::picture::write_png(path, &picture).map_err(|e| e.to_string())
 }
 
 /// Opens the window and runs until it is closed.

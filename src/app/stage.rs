@@ -110,12 +110,7 @@ impl Stage {
 
     /// Height of the character's head top above its root at rest, metres (for framing).
     pub fn character_height(&self) -> f32 {
-        self.character
-            .mesh
-            .positions
-            .iter()
-            .map(|p| p.y)
-            .fold(0.0f32, f32::max)
+        self.character.height()
     }
 
     /// The simulated particles, character space.

@@ -1,104 +1,7 @@
-//! `compare`: two pictures, how far apart they are, where, and a diff picture; plus the PNG
-//! reading and writing the headless commands share.
+//! `compare`: two pictures, how far apart they are, where, and a diff picture.
 
+use crate::picture::Rgba;
 use std::fmt::Write as _;
-use std::io::{BufReader, BufWriter, Write as _};
-use std::path::Path;
-
-use anyhow::Context as _;
-
-use crate::render::headless::Rgba;
-
-/// Reads a PNG of any colour type as 8-bit RGBA.
-pub fn read_png(path: &Path) -> anyhow::Result<Rgba> {
-    let file = std::fs::File::open(path)
-        .with_context(|| format!("cannot open the picture {}", path.display()))?;
-    let mut decoder = png::Decoder::new(BufReader::new(file));
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let bad =
-        |e: png::DecodingError| anyhow::anyhow!("{} is not a readable PNG: {e}", path.display());
-    let mut reader = decoder.read_info().map_err(bad)?;
-    let size = reader
-        .output_buffer_size()
-        .ok_or_else(|| anyhow::anyhow!("{}: the picture is too large", path.display()))?;
-    let mut buf = vec![0; size];
-    let info = reader.next_frame(&mut buf).map_err(bad)?;
-    let (w, h) = (info.width, info.height);
-    let channels = info.color_type.samples();
-    let pixels = buf[..info.buffer_size()]
-        .chunks_exact(channels)
-        .take(w as usize * h as usize)
-        .map(|c| match *c {
-            [g] => [g, g, g, 255],
-            [g, a] => [g, g, g, a],
-            [r, g, b] => [r, g, b, 255],
-            [r, g, b, a, ..] => [r, g, b, a],
-            _ => [0, 0, 0, 255],
-        })
-        .collect();
-    Ok(Rgba {
-        width: w,
-        height: h,
-        pixels,
-    })
-}
-
-/// The PNG bytes of a picture (RGB when every pixel is opaque, else RGBA). Deterministic.
-pub fn encode_png(img: &Rgba) -> anyhow::Result<Vec<u8>> {
-    let opaque = img.pixels.iter().all(|p| p[3] == 255);
-    let mut out = Vec::new();
-    {
-        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
-        enc.set_color(if opaque {
-            png::ColorType::Rgb
-        } else {
-            png::ColorType::Rgba
-        });
-        enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::High);
-        let mut writer = enc.write_header()?;
-        let data: Vec<u8> = if opaque {
-            img.pixels.iter().flat_map(|p| [p[0], p[1], p[2]]).collect()
-        } else {
-            img.pixels.iter().flatten().copied().collect()
-        };
-        writer.write_image_data(&data)?;
-        writer.finish()?;
-    }
-    Ok(out)
-}
-
-/// Writes bytes atomically: a temporary file in the same folder, then a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in the folder {}", dir.display()))?;
-    {
-        let mut w = BufWriter::new(tmp.as_file_mut());
-        w.write_all(bytes)
-            .and_then(|_| w.flush())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    // Readable by others, like any file the user writes (temporary files start private).
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let _ = tmp
-            .as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {}", path.display(), e.error))?;
-    Ok(())
-}
-
-/// Writes a picture as PNG, atomically.
-pub fn write_png(path: &Path, img: &Rgba) -> anyhow::Result<()> {
-    write_atomic(path, &encode_png(img)?)
-}
 
 /// The thresholds of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -382,16 +285,5 @@ mod tests {
     fn different_sizes_are_an_error() {
         let e = compare(&flat(4, 4, 0), &flat(4, 5, 0), T).unwrap_err();
         assert!(e.to_string().contains("4x4"), "{e}");
-    }
-
-    #[test]
-    fn png_round_trips() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut a = flat(5, 3, 7);
-        a.pixels[4] = [1, 2, 3, 255];
-        let p = dir.path().join("a.png");
-        write_png(&p, &a).unwrap();
-        assert_eq!(read_png(&p).unwrap(), a);
-        assert!(read_png(&dir.path().join("missing.png")).is_err());
     }
 }

@@ -1,6 +1,6 @@
 //! The command line: the same binary as the tuner, with subcommands for work without a window.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -174,45 +174,14 @@ pub enum Command {
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        #[cfg(feature = "gui")]
-        None => {
-            let options = crate::app::Options {
-                preset: cli.preset,
-                state_dir: std::env::var_os("CLOTH_TUNER_STATE_DIR").map(PathBuf::from),
-                report_fps: std::env::var_os("CLOTH_TUNER_REPORT_FPS").is_some(),
-            };
-            crate::app::run(options).map_err(anyhow::Error::msg)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        #[cfg(not(feature = "gui"))]
-        None => {
-            let _ = cli.preset;
-            println!(
-                "cloth-tuner: this build has no window (built without the `gui` feature).\n\
-                 Try `cloth-tuner validate presets/tweed.json` or `cloth-tuner params`; `--help` lists all commands."
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        None => open_window(cli.preset),
         Some(Command::Validate { files }) => Ok(validate(&files)),
         Some(Command::Simulate {
             preset,
             clip,
             seconds,
             json,
-        }) => {
-            if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
-                anyhow::bail!("--seconds must be more than 0 and at most 3600, got {seconds}");
-            }
-            let preset = Preset::load(&preset)?;
-            let character = std::sync::Arc::new(crate::rig::Character::builtin());
-            let m = crate::rig::metrics::simulate(character, &preset, &clip, seconds)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&m)?);
-            } else {
-                print!("{}", m.to_text());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        }) => simulate_command(&preset, &clip, seconds, json),
         Some(Command::Params) => {
             print!("{}", params_table());
             Ok(ExitCode::SUCCESS)
@@ -231,23 +200,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             clip,
             seconds,
             json,
-        }) => {
-            if !(seconds.is_finite() && seconds > 0.0 && seconds <= 600.0) {
-                anyhow::bail!("--seconds must be more than 0 and at most 600, got {seconds}");
-            }
-            let preset = Preset::load(&preset)?;
-            let character = std::sync::Arc::new(crate::rig::Character::builtin());
-            let rows = timestep_hz
-                .iter()
-                .map(|&hz| crate::rig::drift::drift(character.clone(), &preset, &clip, hz, seconds))
-                .collect::<Result<Vec<_>, _>>()?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&rows)?);
-            } else {
-                print!("{}", crate::rig::drift::table(&rows));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        }) => drift_command(&preset, &timestep_hz, &clip, seconds, json),
         #[cfg(feature = "gui")]
         Some(Command::Render {
             preset,
@@ -258,27 +211,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             out,
             overlay,
             quiet,
-        }) => {
-            let args = render::RenderArgs {
-                preset,
-                clip,
-                frames,
-                width: size.0,
-                height: size.1,
-                camera,
-                out,
-                overlays: overlay,
-                quiet,
-            };
-            let (written, timings) = render::render(&args)?;
-            if !quiet {
-                for p in &written {
-                    println!("{}", p.display());
-                }
-                eprintln!("{}", timings.to_text());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        }) => render_command(render::RenderArgs {
+            preset,
+            clip,
+            frames,
+            width: size.0,
+            height: size.1,
+            camera,
+            out,
+            overlays: overlay,
+            quiet,
+        }),
         #[cfg(feature = "gui")]
         Some(Command::Compare {
             expected,
@@ -302,32 +245,116 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             out,
             update,
             quiet,
-        }) => {
-            let args = regress::RegressArgs {
-                manifest,
-                golden,
-                out,
-                update,
-                quiet,
-            };
-            match regress::regress(&args) {
-                Ok(report) => {
-                    print!("{}", regress::summary(&report));
-                    Ok(if report.failures() == 0 {
-                        ExitCode::SUCCESS
-                    } else {
-                        ExitCode::FAILURE
-                    })
-                }
-                Err(e) => {
-                    eprintln!("cloth-tuner: {e:#}");
-                    Ok(ExitCode::from(2))
-                }
-            }
-        }
+        }) => Ok(regress_command(&regress::RegressArgs {
+            manifest,
+            golden,
+            out,
+            update,
+            quiet,
+        })),
         Some(Command::Schema) => {
             print!("{}", crate::preset::schema::schema_text());
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// No subcommand: the tuner window, or a note where this build has none.
+fn open_window(preset: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    #[cfg(feature = "gui")]
+    {
+        let options = crate::app::Options {
+            preset,
+            state_dir: std::env::var_os("CLOTH_TUNER_STATE_DIR").map(PathBuf::from),
+            report_fps: std::env::var_os("CLOTH_TUNER_REPORT_FPS").is_some(),
+        };
+        crate::app::run(options).map_err(anyhow::Error::msg)?;
+    }
+    #[cfg(not(feature = "gui"))]
+    {
+        let _ = preset;
+        println!(
+            "cloth-tuner: this build has no window (built without the `gui` feature).\n\
+             Try `cloth-tuner validate presets/tweed.json` or `cloth-tuner params`; `--help` lists all commands."
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `simulate`: the preset on the clip, its metrics as text or JSON.
+fn simulate_command(
+    preset: &Path,
+    clip: &str,
+    seconds: f64,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
+        anyhow::bail!("--seconds must be more than 0 and at most 3600, got {seconds}");
+    }
+    let preset = Preset::load(preset)?;
+    let character = std::sync::Arc::new(crate::rig::Character::builtin());
+    let m = crate::rig::metrics::simulate(character, &preset, clip, seconds)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&m)?);
+    } else {
+        print!("{}", m.to_text());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `drift`: one row per rate, as a table or JSON.
+fn drift_command(
+    preset: &Path,
+    rates: &[f32],
+    clip: &str,
+    seconds: f64,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 600.0) {
+        anyhow::bail!("--seconds must be more than 0 and at most 600, got {seconds}");
+    }
+    let preset = Preset::load(preset)?;
+    let character = std::sync::Arc::new(crate::rig::Character::builtin());
+    let rows = rates
+        .iter()
+        .map(|&hz| crate::rig::drift::drift(character.clone(), &preset, clip, hz, seconds))
+        .collect::<Result<Vec<_>, _>>()?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        print!("{}", crate::rig::drift::table(&rows));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `render`: the files written on stdout, the timings on stderr.
+#[cfg(feature = "gui")]
+fn render_command(args: render::RenderArgs) -> anyhow::Result<ExitCode> {
+    let (written, timings) = render::render(&args)?;
+    if !args.quiet {
+        for p in &written {
+            println!("{}", p.display());
+        }
+        eprintln!("{}", timings.to_text());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `regress`: 0 when every case passes, 1 when any fails, 2 on bad input.
+#[cfg(feature = "gui")]
+fn regress_command(args: &regress::RegressArgs) -> ExitCode {
+    match regress::regress(args) {
+        Ok(report) => {
+            print!("{}", regress::summary(&report));
+            if report.failures() == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("cloth-tuner: {e:#}");
+            ExitCode::from(2)
         }
     }
 }
@@ -359,20 +386,20 @@ fn validate(files: &[PathBuf]) -> ExitCode {
 
 #[cfg(feature = "gui")]
 fn compare_command(
-    expected: &std::path::Path,
-    actual: &std::path::Path,
+    expected: &Path,
+    actual: &Path,
     thresholds: compare::Thresholds,
-    diff: Option<&std::path::Path>,
+    diff: Option<&Path>,
 ) -> ExitCode {
     let run = || -> anyhow::Result<bool> {
-        let e = compare::read_png(expected)?;
-        let a = compare::read_png(actual)?;
+        let e = crate::picture::read_png(expected)?;
+        let a = crate::picture::read_png(actual)?;
         let c = compare::compare(&e, &a, thresholds).map_err(|err| {
             anyhow::anyhow!("{} and {}: {err}", expected.display(), actual.display())
         })?;
         print!("{}", c.to_text());
         if let Some(path) = diff {
-            compare::write_png(path, &compare::diff_image(&e, &a, &c))?;
+            crate::picture::write_png(path, &compare::diff_image(&e, &a, &c))?;
             println!("diff: {}", path.display());
         }
         Ok(c.passes())

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use serde::Deserialize;
 
-use super::compare::{
-    compare, diff_image, read_png, write_atomic, write_png, Comparison, Thresholds,
-};
+use super::compare::{compare, diff_image, Comparison, Thresholds};
 use super::render::{
     overlays, progress_bar, run_job, total, writable_dir, Job, OverlayName, Shot, Timings,
 };
+use crate::files::write_atomic;
+use crate::picture::{read_png, write_png};
 use crate::render::headless::{parse_size, CameraSpec, HeadlessGl, Offscreen};
 use crate::rig::Character;
 

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::compare::{encode_png, write_atomic};
+use crate::picture::{write_png, Rgba};
 use crate::preset::Preset;
 pub use crate::render::headless::CameraSpec;
-use crate::render::headless::{look_for, scene_data, HeadlessGl, Offscreen, Rgba};
+use crate::render::headless::{look_for, scene_data, HeadlessGl, Offscreen};
 use crate::render::Overlays;
 use crate::rig::{Character, Scene};
 
@@ -278,7 +278,7 @@ pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
     let mut timings = Timings::default();
     let t = run_job(&job, &character, &mut offscreen, &bar, |shot| {
         let path = args.out.join(&shot.name);
-        write_atomic(&path, &encode_png(&shot.image)?)?;
+        write_png(&path, &shot.image)?;
         written.push(path);
         Ok(())
     })?;

@@ -42,11 +42,11 @@
 #![warn(missing_docs)]
 
 use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::files::{write_atomic, WriteError};
 use crate::sim::FabricParams;
 
 pub mod convert;
@@ -208,6 +208,16 @@ pub enum PresetError {
         /// The allowed range, with unit.
         range: String,
     },
+}
+
+impl From<WriteError> for PresetError {
+    fn from(e: WriteError) -> Self {
+        PresetError::Io {
+            path: e.path,
+            action: e.action,
+            source: e.source,
+        }
+    }
 }
 
 impl PresetError {
@@ -426,7 +436,7 @@ impl Preset {
                 source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
             });
         }
-        write_atomic(path, self.to_json().as_bytes())
+        Ok(write_atomic(path, self.to_json().as_bytes())?)
     }
 }
 
@@ -456,37 +466,6 @@ fn locate_path(text: &str, path: &[String]) -> Location {
         }
         None => Location { line: 1, column: 1 },
     }
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PresetError> {
-    let io = |action: &'static str| {
-        let path = path.to_path_buf();
-        move |source| PresetError::Io {
-            path,
-            action,
-            source,
-        }
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".cloth-tuner-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(io("cannot create a temporary file in its folder"))?;
-    tmp.write_all(bytes).map_err(io("cannot write"))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(io("cannot flush to disk"))?;
-    tmp.persist(path).map_err(|e| PresetError::Io {
-        path: path.to_path_buf(),
-        action: "cannot replace",
-        source: e.error,
-    })?;
-    Ok(())
 }
 
 /// serde_json appends " at line L column C"; the location is reported separately.

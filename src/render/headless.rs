@@ -14,6 +14,7 @@ use glutin::display::GlDisplay;
 use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Viewport, Wrapping};
 
 use super::{ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Renderer, SceneData, View};
+use crate::picture::Rgba;
 use crate::preset::Preset;
 use crate::rig::Scene;
 
@@ -120,14 +121,6 @@ impl HeadlessGl {
     pub fn description(&self) -> &str {
         &self.description
     }
-}
-
-/// A picture: 8-bit RGBA, rows top to bottom.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rgba {
-    pub width: u32,
-    pub height: u32,
-    pub pixels: Vec<[u8; 4]>,
 }
 
 /// Draws scenes into an offscreen colour + depth texture of one size.
@@ -274,7 +267,7 @@ impl CameraSpec {
     /// character and face it as it stands at this frame).
     pub fn camera(&self, scene: &Scene) -> OrbitCamera {
         let mut cam = OrbitCamera::default();
-        let height = character_height(scene);
+        let height = scene.character().height();
         cam.frame_character(height);
         let facing = scene.root().rotation.to_euler(glam::EulerRot::YXZ).0;
         match *self {
@@ -298,16 +291,6 @@ impl CameraSpec {
         }
         cam
     }
-}
-
-fn character_height(scene: &Scene) -> f32 {
-    scene
-        .character()
-        .mesh
-        .positions
-        .iter()
-        .map(|p| p.y)
-        .fold(0.0f32, f32::max)
 }
 
 /// The fabric look for a preset, as the tuner picks it (from the preset's name and file).

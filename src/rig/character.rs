@@ -98,6 +98,16 @@ impl Character {
         self.clips.iter().find(|c| c.name == name)
     }
 
+    /// Height of the top of the body mesh above the root at rest, metres (for framing the
+    /// character in a view).
+    pub fn height(&self) -> f32 {
+        self.mesh
+            .positions
+            .iter()
+            .map(|p| p.y)
+            .fold(0.0f32, f32::max)
+    }
+
     /// Names of all clips, in file order.
     pub fn clip_names(&self) -> impl Iterator<Item = &str> {
         self.clips.iter().map(|c| c.name.as_str())

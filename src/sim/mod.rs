@@ -52,7 +52,7 @@ pub use cloth::{
 pub use collision::{clear_point_on_sphere, push_out_all, swing_clear, Collider};
 pub use fixed_step::FixedStep;
 pub use frame::Frame;
-pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamSpec};
+pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamMut, ParamSpec};
 pub use topology::{ConstraintKind, Link, Topology, TopologyError};
 
 #[cfg(test)]

@@ -64,6 +64,17 @@ pub enum ParamKind {
     Bool,
 }
 
+/// A handle on one field of [`FabricParams`], to edit it in place (a slider, a checkbox).
+#[derive(Debug, PartialEq)]
+pub enum ParamMut<'a> {
+    /// A real number.
+    Float(&'a mut f32),
+    /// A whole number.
+    Int(&'a mut u32),
+    /// On or off.
+    Bool(&'a mut bool),
+}
+
 /// Everything the UI and the validator need to know about one parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParamSpec {
@@ -173,6 +184,7 @@ macro_rules! fabric_params {
         pub struct FabricParams {
             $(
                 $(#[doc = $doc])*
+                #[doc = fabric_params!(@doc $kind, $min, $max, $unit, $default)]
                 pub $name: $ty,
             )*
         }
@@ -215,7 +227,28 @@ macro_rules! fabric_params {
                     _ => false,
                 }
             }
+
+            /// Every field with its table entry and a handle to change it, in declaration
+            /// order: a widget per knob with nothing to keep in step by hand.
+            pub fn knobs_mut(&mut self) -> Vec<(&'static ParamSpec, ParamMut<'_>)> {
+                let mut specs = Self::SPECS.iter();
+                let mut out = Vec::with_capacity(Self::SPECS.len());
+                $(
+                    if let Some(spec) = specs.next() {
+                        out.push((spec, ParamMut::$kind(&mut self.$name)));
+                    }
+                )*
+                out
+            }
         }
+    };
+    // The range and default sentence of each field's doc comment, from the same table row.
+    (@doc Bool, $min:expr, $max:expr, $unit:literal, $default:expr) => {
+        concat!(" On or off, default ", stringify!($default), ".")
+    };
+    (@doc $kind:ident, $min:expr, $max:expr, $unit:literal, $default:expr) => {
+        concat!(" Range ", stringify!($min), " to ", stringify!($max), " ", $unit, ", default ",
+            stringify!($default), ".")
     };
     // Bounds and defaults go through the field's own type, so an f32 field's value compares
     // equal to its bound (0.05_f32 as f64 is not 0.05_f64).
@@ -225,105 +258,96 @@ macro_rules! fabric_params {
 }
 
 fabric_params! {
-    /// Fixed simulation rate in steps per second (Hz). Range 15 to 240, default 60. Every
-    /// per-step value below (damping, stiffness, iterations) was tuned at this rate.
+    /// Fixed simulation rate in steps per second (Hz). Every per-step value below (damping,
+    /// stiffness, iterations) was tuned at this rate.
     timestep_hz: f32 = 60.0, Float, 15, 240, "Hz", Solver, "Time step",
         "Steps per second. Higher is stiffer and stretches less for the same knobs, and costs more. Retune (or convert) the fabric after changing it.";
-    /// Relaxation passes over the stretch and shear/bend constraints per step. Range 0 to 32,
-    /// default 4.
+    /// Relaxation passes over the stretch and shear/bend constraints per step.
     iterations: u32 = 4, Int, 0, 32, "passes", Solver, "Iterations",
         "More passes make the fabric hold its shape and stretch less (less rubbery), at a cost in time per step.";
-    /// Solver steps inside each fixed step, the character's motion interpolated between them.
-    /// Range 1 to 8, default 1. A preset converted to a lower rate runs the rate it was tuned
-    /// at inside each of the engine's steps (60 Hz tuned, 30 Hz engine: 2).
+    /// Solver steps inside each fixed step, the character's motion interpolated between them. A
+    /// preset converted to a lower rate runs the rate it was tuned at inside each of the engine's
+    /// steps (60 Hz tuned, 30 Hz engine: 2).
     substeps: u32 = 1, Int, 1, 8, "per step", Solver, "Substeps",
         "Solver steps inside each fixed step. The shipped presets use 2 (a 120 Hz solver at 60 Hz), so converted to 120, 30 or 15 Hz they keep the very same solver and look. Each substep costs a whole step.";
-    /// Downward acceleration in m/s². Range 0 to 50, default 9.81.
+    /// Downward acceleration in m/s².
     gravity: f32 = 9.81, Float, 0, 50, "m/s²", Solver, "Gravity",
         "How hard the fabric is pulled down. Raise it to make a fabric read heavier without slowing its swing.";
-    /// Fraction of a particle's velocity removed each step (interior particles). Range 0 to 1,
-    /// default 0.02.
+    /// Fraction of a particle's velocity removed each step (interior particles).
     damping: f32 = 0.02, Float, 0, 1, "per step", Damping, "Damping",
         "Low: heavy fabric that keeps swinging after a move (tweed). High: light fabric that settles slowly and softly (veil).";
     /// Damping used instead of `damping` for a particle that touched a collider on the previous
-    /// step: the friction between jacket and shirt. Range 0 to 1, default 0.2.
+    /// step: the friction between jacket and shirt.
     contact_damping: f32 = 0.2, Float, 0, 1, "per step", Damping, "Contact damping (friction)",
         "Damping while the fabric lies on the body. Higher makes the jacket calm and sticky when walking and lets it fly only when it lifts off in a dodge or jump.";
     /// Stiffness of the stretch constraints (immediate neighbours) per pass: 1 rigid, 0 no
-    /// resistance. Range 0 to 1, default 1.
+    /// resistance.
     stretch_stiffness: f32 = 1.0, Float, 0, 1, "", Stiffness, "Stretch stiffness",
         "How firmly neighbouring points keep their distance. Below 1 the fabric stretches like knit or rubber.";
-    /// Stiffness of the shear (diagonal) and bend (two-apart) constraints per pass: 1 rigid,
-    /// 0 bends freely. Range 0 to 1, default 0.3.
+    /// Stiffness of the shear (diagonal) and bend (two-apart) constraints per pass: 1 rigid, 0
+    /// bends freely.
     shear_bend_stiffness: f32 = 0.3, Float, 0, 1, "", Stiffness, "Shear/bend stiffness",
         "How much the fabric resists folding and shearing. Low: soft folds, drapes like silk. High: holds its shape like a thick coat or a board.";
-    /// Mass ratio between a row and the row below it (K.I.S.A's trick): rows near the
-    /// attachment are heavier, so one pass stretches less. 1 is uniform. Range 1 to 8, default 1.
+    /// Mass ratio between a row and the row below it (K.I.S.A's trick): rows near the attachment
+    /// are heavier, so one pass stretches less. 1 is uniform.
     mass_falloff: f32 = 1.0, Float, 1, 8, "x per row", Stiffness, "Mass falloff",
         "Above 1 the upper rows are heavier than the hem, so the constraints pull the hem up to the shoulders instead of dragging the shoulders down: less sag for the same passes.";
-    /// Run the top-down hard constraint pass last, so every column keeps its rest length from
-    /// the top row to the hem. Default on.
+    /// Run the top-down hard constraint pass last, so every column keeps its rest length from the
+    /// top row to the hem.
     hard_constraints: bool = true, Bool, 0, 1, "", Stiffness, "Hard constraints",
         "On: the fabric never stretches vertically, the single biggest step from rubber to tweed. Off: it sags and bounces under its own weight.";
-    /// Apply Provot's deformation limit: no constraint stretches past `max_stretch_ratio` of
-    /// its rest length. Default off.
+    /// Apply Provot's deformation limit: no constraint stretches past `max_stretch_ratio` of its
+    /// rest length.
     deformation_limit: bool = false, Bool, 0, 1, "", Stiffness, "Deformation limit",
         "Caps how far any edge of the mesh may stretch, sideways too. Stops a rubbery look without more iterations.";
-    /// Longest a constraint may get, as a multiple of its rest length, when
-    /// `deformation_limit` is on. Range 1 to 2, default 1.1.
+    /// Longest a constraint may get, as a multiple of its rest length, when `deformation_limit` is
+    /// on.
     max_stretch_ratio: f32 = 1.1, Float, 1, 2, "x rest", Stiffness, "Max stretch ratio",
         "With the deformation limit on: 1.0 allows no stretch at all, 1.1 allows ten percent.";
-    /// Damping of the edge particles (hem and front opening) instead of `damping`. Range 0 to 1,
-    /// default 0.01.
+    /// Damping of the edge particles (hem and front opening) instead of `damping`.
     edge_damping: f32 = 0.01, Float, 0, 1, "per step", Edges, "Edge damping",
         "Lower than the base damping gives the hem and the front edges a livelier secondary motion of their own.";
     /// Multiplier on the wind acting on edge particles (the body shields the interior).
-    /// Range 0 to 5, default 1.5.
     edge_wind_scale: f32 = 1.5, Float, 0, 5, "x", Edges, "Edge wind",
         "How much more the wind catches the hem and the open front than the middle of the back.";
     /// World-motion fraction of the edge particles instead of `world_motion_fraction`.
-    /// Range 0 to 1, default 0.35.
     edge_world_motion_fraction: f32 = 0.35, Float, 0, 1, "", Edges, "Edge world motion",
         "How much the edges lag behind the character's running and turning. Higher: the hem flares more than the body of the jacket.";
-    /// Multiplier on the max distance of edge particles. Range 1 to 4, default 1.3.
+    /// Multiplier on the max distance of edge particles.
     edge_max_distance_scale: f32 = 1.3, Float, 1, 4, "x", Edges, "Edge max distance",
         "Lets the hem and the front edges swing further from the body than the interior.";
     /// Wind direction in the world's horizontal plane, in degrees: 0 blows toward +Z (the
-    /// character's initial facing), 90 toward +X. Range 0 to 360, default 0.
+    /// character's initial facing), 90 toward +X.
     wind_direction_deg: f32 = 0.0, Float, 0, 360, "°", Wind, "Wind direction",
         "Where the wind blows to, around the vertical axis. 0 pushes toward the character's front, 180 toward the back.";
-    /// Mean wind speed in m/s. Range 0 to 100, default 0.
+    /// Mean wind speed in m/s.
     wind_speed: f32 = 0.0, Float, 0, 100, "m/s", Wind, "Wind speed",
         "A breeze is 2 to 5 m/s, a gale above 15. The fabric's response depends on its drag.";
     /// How strongly this fabric catches the wind: acceleration per (m/s)² of wind on a surface
-    /// facing it (air density x drag coefficient / (2 x areal density)). Range 0 to 50 per
-    /// metre, default 1.5.
+    /// facing it (air density x drag coefficient / (2 x areal density)).
     wind_drag: f32 = 1.5, Float, 0, 50, "1/m", Wind, "Wind drag",
         "Light fabrics (veil, silk) catch the wind strongly: 5 to 30. Heavy wool 1 to 2. Padded down below 1. The same air calms the flapping it causes.";
-    /// Gust strength as a fraction of the mean speed. Range 0 to 1, default 0.3.
+    /// Gust strength as a fraction of the mean speed.
     gust_amplitude: f32 = 0.3, Float, 0, 1, "x speed", Wind, "Gust amplitude",
         "How much the wind speed varies around its mean. 0 is a steady wind.";
-    /// How often gusts come, in Hz. Range 0 to 5, default 0.5.
+    /// How often gusts come, in Hz.
     gust_frequency: f32 = 0.5, Float, 0, 5, "Hz", Wind, "Gust frequency",
         "Slow rolling gusts below 0.5 Hz, nervous flutter above 2.";
-    /// Fraction of the character's world motion (translation and turning) fed into the cloth:
-    /// 0 the cloth is glued to the character's frame, 1 it behaves as a world-space simulation.
-    /// Range 0 to 1, default 0.2.
+    /// Fraction of the character's world motion (translation and turning) fed into the cloth: 0 the
+    /// cloth is glued to the character's frame, 1 it behaves as a world-space simulation.
     world_motion_fraction: f32 = 0.2, Float, 0, 1, "", WorldMotion, "World motion",
         "How much the jacket lags when the character runs, stops or turns. Remedy liked 0.1 to 0.3: all of the body's own motion plus a little of the world's.";
-    /// Max distance from the reference pose at the top row, in metres. Range 0 to 1,
-    /// default 0.02.
+    /// Max distance from the reference pose at the top row, in metres.
     max_distance_top: f32 = 0.02, Float, 0, 1, "m", MaxDistance, "Max distance at top",
         "How far the fabric near the shoulders may leave its skinned pose.";
-    /// Max distance from the reference pose at the hem, in metres. Range 0 to 1, default 0.35.
+    /// Max distance from the reference pose at the hem, in metres.
     max_distance_hem: f32 = 0.35, Float, 0, 1, "m", MaxDistance, "Max distance at hem",
         "How far the hem may swing away from the body. Past about 0.4 m knots and clipping start to appear.";
-    /// Shape of the max distance from top (row 0) to hem: `top + (hem - top) * t^exponent`,
-    /// with t the row's fraction of the way down. Range 0.25 to 4, default 1.5.
+    /// Shape of the max distance from top (row 0) to hem: `top + (hem - top) * t^exponent`, with t
+    /// the row's fraction of the way down.
     max_distance_exponent: f32 = 1.5, Float, 0.25, 4, "", MaxDistance, "Max distance curve",
         "Above 1 the freedom stays small down the chest and opens up near the hem; below 1 the whole jacket loosens early.";
-    /// Thickness kept between the fabric and the colliders, in metres. Range 0 to 0.05,
-    /// default 0.01.
+    /// Thickness kept between the fabric and the colliders, in metres.
     collision_margin: f32 = 0.01, Float, 0, 0.05, "m", Collision, "Collision margin",
         "Gap between the body and the fabric. Raise it if the body pokes through the render mesh, lower it if the jacket floats.";
 }
@@ -370,8 +394,8 @@ impl FabricParams {
         1.0 / self.timestep_hz
     }
 
-    /// One solver step in seconds: the fixed step over `substeps`. The per-step knobs
-    /// (dampings, stiffnesses) act once per solver step.
+    /// One solver step in seconds: the fixed step over `substeps`. The per-step knobs (dampings,
+    /// stiffnesses) act once per solver step.
     pub fn solver_dt(&self) -> f32 {
         1.0 / (self.timestep_hz * self.substeps.max(1) as f32)
     }
@@ -435,8 +459,8 @@ fn schema_ranges(schema: &mut schemars::Schema) {
     }
 }
 
-/// A bound as the JSON number a person would write: floats through their `f32` text, so
-/// 0.05 appears as 0.05 and not as its `f64` widening.
+/// A bound as the JSON number a person would write: floats through their `f32` text, so 0.05
+/// appears as 0.05 and not as its `f64` widening.
 #[cfg(feature = "schema")]
 fn schema_number(spec: &ParamSpec, v: f64) -> serde_json::Value {
     match spec.kind {
