@@ -170,7 +170,7 @@ macro_rules! fabric_params {
     ($(
         $(#[doc = $doc:literal])*
         $name:ident : $ty:ty = $default:expr,
-            $kind:ident, $min:expr, $max:expr, $unit:literal, $group:ident, $label:literal,
+            $kind:ident, $min:expr, $max:expr, $unit:tt, $group:ident, $label:literal,
             $tip:literal;
     )*) => {
         /// The fabric: every knob of the cloth, applied live on the next step.
@@ -243,11 +243,15 @@ macro_rules! fabric_params {
         }
     };
     // The range and default sentence of each field's doc comment, from the same table row.
-    (@doc Bool, $min:expr, $max:expr, $unit:literal, $default:expr) => {
-        concat!(" On or off, default ", stringify!($default), ".")
+    (@doc Bool, $min:expr, $max:expr, $unit:tt, $default:expr) => {
+        concat!("On or off, default ", stringify!($default), ".")
     };
-    (@doc $kind:ident, $min:expr, $max:expr, $unit:literal, $default:expr) => {
-        concat!(" Range ", stringify!($min), " to ", stringify!($max), " ", $unit, ", default ",
+    (@doc $kind:ident, $min:expr, $max:expr, "", $default:expr) => {
+        concat!("Range ", stringify!($min), " to ", stringify!($max), ", default ",
+            stringify!($default), ".")
+    };
+    (@doc $kind:ident, $min:expr, $max:expr, $unit:tt, $default:expr) => {
+        concat!("Range ", stringify!($min), " to ", stringify!($max), " ", $unit, ", default ",
             stringify!($default), ".")
     };
     // Bounds and defaults go through the field's own type, so an f32 field's value compares
