@@ -927,7 +927,7 @@ impl eframe::App for App {
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
-                let data = self.viewport.snapshot(&self.stage, self.look);
+                let data = self.viewport.snapshot(self.stage.scene(), self.look);
                 self.viewport
                     .ui(ui, &mut self.camera, &self.overlays, data, &mut self.stage);
             });

@@ -25,6 +25,11 @@ impl Stage {
         Ok(Stage { scene, character })
     }
 
+    /// The scene itself, for drawing.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
     /// New knobs, applied from the next step.
     pub fn set_params(&mut self, params: &FabricParams) {
         self.scene.set_params(params);

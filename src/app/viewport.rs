@@ -8,8 +8,10 @@ use egui::{PointerButton, Rect, Sense, Ui};
 use glam::{Mat4, Vec3};
 
 use super::stage::Stage;
-use crate::render::{ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Renderer, SceneData};
-use crate::rig::MeshView;
+use crate::render::{
+    scene_data, ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Renderer, SceneData,
+};
+use crate::rig::Scene;
 use crate::sim::{Collider, Topology};
 
 /// An owned triangle mesh (copied out of the simulation for the paint callback).
@@ -162,41 +164,57 @@ impl Viewport {
         self.rect
     }
 
-    /// Copies what the picture needs out of the stage.
-    pub fn snapshot(&mut self, stage: &Stage, look: FabricLook) -> Snapshot {
+    /// Copies what the picture needs out of the scene ([`scene_data`]), keeping the index
+    /// buffers and the topology shared while they do not change.
+    pub fn snapshot(&mut self, scene: &Scene, look: FabricLook) -> Snapshot {
         if self.renderer.is_none() || self.failure_reported {
             return Snapshot::default();
         }
-        let body = stage.body();
-        let jacket = stage.jacket();
-        refresh(&mut self.body_indices, body.indices);
-        refresh(&mut self.jacket_indices, jacket.indices);
-        let cloth = stage.cloth();
-        let topo = cloth.topology();
-        let same_topology = self.topology.as_ref().is_some_and(|t| {
-            t.len() == topo.len() && t.links.len() == topo.links.len() && t.rest == topo.rest
-        });
-        if !same_topology {
-            self.topology = Some(Arc::new(topo.clone()));
-        }
-        let root = stage.root();
-        let p = stage.params();
-        let dir = p.wind_direction_deg.to_radians();
-        let wind = Vec3::new(dir.sin(), 0.0, dir.cos()) * p.wind_speed;
-        Snapshot {
-            root: Mat4::from_rotation_translation(root.rotation, root.translation),
-            body: Some(owned(&body, &self.body_indices)),
-            jacket: Some(owned(&jacket, &self.jacket_indices)),
-            cloth: self.topology.clone().map(|topology| OwnedCloth {
-                positions: cloth.positions().to_vec(),
+        let data = scene_data(scene, look);
+        let own = |mesh: Option<MeshData>, cache: &mut Arc<Vec<u32>>| {
+            mesh.map(|mesh| {
+                refresh(cache, mesh.indices);
+                owned(&mesh, cache)
+            })
+        };
+        let body = own(data.body, &mut self.body_indices);
+        let jacket = own(data.jacket, &mut self.jacket_indices);
+        let cloth = data.cloth.map(|c| {
+            let topology = self.shared_topology(c.topology);
+            OwnedCloth {
+                positions: c.positions.to_vec(),
                 topology,
-                references: stage.references().to_vec(),
-                max_distances: cloth.max_distances().to_vec(),
-            }),
-            colliders: stage.colliders().to_vec(),
-            sim_bones: stage.sim_bones().to_vec(),
-            wind,
-            look,
+                references: c.references.to_vec(),
+                max_distances: c.max_distances.to_vec(),
+            }
+        });
+        Snapshot {
+            root: data.root,
+            body,
+            jacket,
+            cloth,
+            colliders: data.colliders.to_vec(),
+            sim_bones: data.sim_bones.to_vec(),
+            wind: data.wind,
+            look: data.look,
+        }
+    }
+
+    /// The topology behind an `Arc`, copied only when the cloth was rebuilt.
+    fn shared_topology(&mut self, topo: &Topology) -> Arc<Topology> {
+        match &self.topology {
+            Some(t)
+                if t.len() == topo.len()
+                    && t.links.len() == topo.links.len()
+                    && t.rest == topo.rest =>
+            {
+                t.clone()
+            }
+            _ => {
+                let t = Arc::new(topo.clone());
+                self.topology = Some(t.clone());
+                t
+            }
         }
     }
 
@@ -373,7 +391,7 @@ fn refresh(cache: &mut Arc<Vec<u32>>, indices: &[u32]) {
     }
 }
 
-fn owned(mesh: &MeshView, indices: &Arc<Vec<u32>>) -> OwnedMesh {
+fn owned(mesh: &MeshData, indices: &Arc<Vec<u32>>) -> OwnedMesh {
     OwnedMesh {
         positions: mesh.positions.to_vec(),
         normals: mesh.normals.to_vec(),

@@ -13,7 +13,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::picture::{write_png, Rgba};
 use crate::preset::Preset;
 pub use crate::render::headless::CameraSpec;
-use crate::render::headless::{look_for, scene_data, HeadlessGl, Offscreen};
+use crate::render::headless::{look_for, HeadlessGl, Offscreen};
+use crate::render::scene_data;
 use crate::render::Overlays;
 use crate::rig::{Character, Scene};
 

@@ -4,7 +4,7 @@
 
 use std::num::NonZeroU32;
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 use glutin::api::egl::context::PossiblyCurrentContext;
 use glutin::api::egl::device::Device;
 use glutin::api::egl::display::Display;
@@ -13,7 +13,7 @@ use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::display::GlDisplay;
 use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Viewport, Wrapping};
 
-use super::{ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Renderer, SceneData, View};
+use super::{FabricLook, OrbitCamera, Overlays, Renderer, SceneData, View};
 use crate::picture::Rgba;
 use crate::preset::Preset;
 use crate::rig::Scene;
@@ -300,41 +300,6 @@ pub fn look_for(preset: &Preset, path: &std::path::Path) -> FabricLook {
         .map(|f| f.to_string_lossy().to_string())
         .unwrap_or_default();
     FabricLook::for_preset(&format!("{} {}", preset.name, file))
-}
-
-/// What [`Renderer::draw`] needs from a scene, borrowed.
-pub fn scene_data(scene: &Scene, look: FabricLook) -> SceneData<'_> {
-    let root = scene.root();
-    let p = scene.params();
-    let dir = p.wind_direction_deg.to_radians();
-    let body = scene.body();
-    let jacket = scene.jacket();
-    let cloth = scene.cloth();
-    SceneData {
-        root: Mat4::from_rotation_translation(root.rotation, root.translation),
-        body: Some(MeshData {
-            positions: body.positions,
-            normals: body.normals,
-            uvs: body.uvs,
-            indices: body.indices,
-        }),
-        jacket: Some(MeshData {
-            positions: jacket.positions,
-            normals: jacket.normals,
-            uvs: jacket.uvs,
-            indices: jacket.indices,
-        }),
-        cloth: Some(ClothData {
-            positions: cloth.positions(),
-            topology: cloth.topology(),
-            references: scene.references(),
-            max_distances: cloth.max_distances(),
-        }),
-        colliders: scene.colliders(),
-        sim_bones: scene.sim_bones(),
-        wind: Vec3::new(dir.sin(), 0.0, dir.cos()) * p.wind_speed,
-        look,
-    }
 }
 
 /// `width` x `height` from `WxH`.

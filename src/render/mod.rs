@@ -15,6 +15,7 @@ use three_d::{
     Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
 };
 
+use crate::rig::Scene;
 use crate::sim::{Collider, Topology};
 pub use camera::{OrbitCamera, View};
 pub use fabric::FabricLook;
@@ -87,6 +88,42 @@ pub struct MeshData<'a> {
     /// Texture coordinates (may be empty).
     pub uvs: &'a [[f32; 2]],
     pub indices: &'a [u32],
+}
+
+/// What [`Renderer::draw`] needs from a scene, borrowed: the one way a scene becomes a
+/// picture, for the viewport and the headless pictures alike.
+pub fn scene_data(scene: &Scene, look: FabricLook) -> SceneData<'_> {
+    let root = scene.root();
+    let p = scene.params();
+    let dir = p.wind_direction_deg.to_radians();
+    let body = scene.body();
+    let jacket = scene.jacket();
+    let cloth = scene.cloth();
+    SceneData {
+        root: GMat4::from_rotation_translation(root.rotation, root.translation),
+        body: Some(MeshData {
+            positions: body.positions,
+            normals: body.normals,
+            uvs: body.uvs,
+            indices: body.indices,
+        }),
+        jacket: Some(MeshData {
+            positions: jacket.positions,
+            normals: jacket.normals,
+            uvs: jacket.uvs,
+            indices: jacket.indices,
+        }),
+        cloth: Some(ClothData {
+            positions: cloth.positions(),
+            topology: cloth.topology(),
+            references: scene.references(),
+            max_distances: cloth.max_distances(),
+        }),
+        colliders: scene.colliders(),
+        sim_bones: scene.sim_bones(),
+        wind: GVec3::new(dir.sin(), 0.0, dir.cos()) * p.wind_speed,
+        look,
+    }
 }
 
 /// The simulated cloth, borrowed (character space).
