@@ -540,153 +540,164 @@ impl App {
 
     fn menu_bar(&mut self, ui: &mut Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
-                ui.menu_button("New from", |ui| {
-                    for (i, (name, _)) in SHIPPED.iter().enumerate() {
-                        if ui.button(*name).clicked() {
-                            self.guarded(Pending::NewFrom(i));
-                        }
-                    }
-                });
-                if ui.button("Open…").clicked() {
-                    self.ask_path(false);
-                }
-                if ui.button("Save").clicked() {
-                    self.save();
-                }
-                if ui.button("Save As…").clicked() {
-                    self.ask_path(true);
-                }
-                ui.separator();
-                if ui.button("Save screenshot (PNG)").clicked() {
-                    self.screenshot(ui.ctx());
-                }
-                ui.separator();
-                if ui.button("Quit").clicked() {
-                    // Asks first when there are unsaved changes, as the close button does.
-                    self.guarded(Pending::Quit);
-                    if self.allow_close {
-                        ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-                    }
-                }
-            });
-            ui.menu_button("Edit", |ui| {
-                if ui
-                    .add_enabled(
-                        self.undo.can_undo(),
-                        egui::Button::new("Undo").shortcut_text("Ctrl+Z"),
-                    )
-                    .clicked()
-                {
-                    self.undo();
-                }
-                if ui
-                    .add_enabled(
-                        self.undo.can_redo(),
-                        egui::Button::new("Redo").shortcut_text("Ctrl+Shift+Z"),
-                    )
-                    .clicked()
-                {
-                    self.redo();
-                }
-                ui.separator();
-                if ui.button("Revert to saved preset").clicked() {
-                    let before = self.preset.params.clone();
-                    self.preset.params = self.saved.params.clone();
-                    if before != self.preset.params {
-                        self.undo.push(before);
-                    }
-                    self.apply_params();
-                }
-            });
-            ui.menu_button("View", |ui| {
-                let o = &mut self.overlays;
-                ui.checkbox(&mut o.body, "Body");
-                ui.checkbox(&mut o.jacket, "Jacket");
-                ui.checkbox(&mut o.shadows, "Shadows");
-                ui.separator();
-                ui.checkbox(
-                    &mut o.sim_mesh,
-                    "Simulation mesh (stretch blue, shear/bend orange)",
-                );
-                ui.checkbox(&mut o.edge_particles, "Edge particles");
-                ui.checkbox(&mut o.pinned_particles, "Pinned particles");
-                ui.checkbox(&mut o.ellipsoids, "Collision ellipsoids");
-                ui.checkbox(&mut o.max_distance, "Max-distance spheres");
-                ui.checkbox(&mut o.sim_bones, "Bones from the simulation mesh");
-                ui.checkbox(&mut o.wind_arrow, "Wind arrow");
-                ui.checkbox(&mut o.stretch_heat_map, "Stretch heat map");
-                if ui.button("All overlays on").clicked() {
-                    o.set_all_debug(true);
-                }
-                if ui.button("All overlays off").clicked() {
-                    o.set_all_debug(false);
-                }
-                ui.separator();
-                ui.label("Fabric look");
-                for look in FabricLook::ALL {
-                    ui.radio_value(&mut self.look, look, look.label());
-                }
-                ui.separator();
-                let facing = self.stage.root().rotation.to_euler(glam::EulerRot::YXZ).0;
-                for (label, view) in [
-                    ("Front view", crate::render::View::Front),
-                    ("Side view", crate::render::View::Side),
-                    ("Back view", crate::render::View::Back),
-                ] {
-                    if ui.button(label).clicked() {
-                        self.camera.set_view(view, facing);
-                    }
-                }
-                if ui.button("Frame character (F)").clicked() {
-                    self.camera.frame_character(self.stage.character_height());
-                }
-                ui.checkbox(&mut self.camera.follow, "Camera follows the character");
-            });
+            ui.menu_button("File", |ui| self.file_menu(ui));
+            ui.menu_button("Edit", |ui| self.edit_menu(ui));
+            ui.menu_button("View", |ui| self.view_menu(ui));
             ui.separator();
-            // The preset drop-down: shipped presets on disk and recent files.
-            let current = self
-                .preset_path
-                .as_ref()
-                .and_then(|p| p.file_name())
-                .map(|f| f.to_string_lossy().to_string())
-                .unwrap_or_else(|| "(unsaved)".into());
-            let mut choice: Option<PathBuf> = None;
-            egui::ComboBox::from_label("Preset")
-                .selected_text(current)
-                .show_ui(ui, |ui| {
-                    for p in list_presets(&presets_dir()) {
-                        let name = p
-                            .file_name()
-                            .map(|f| f.to_string_lossy().to_string())
-                            .unwrap_or_default();
+            self.preset_picker(ui);
+        });
+    }
+
+    fn file_menu(&mut self, ui: &mut Ui) {
+        ui.menu_button("New from", |ui| {
+            for (i, (name, _)) in SHIPPED.iter().enumerate() {
+                if ui.button(*name).clicked() {
+                    self.guarded(Pending::NewFrom(i));
+                }
+            }
+        });
+        if ui.button("Open…").clicked() {
+            self.ask_path(false);
+        }
+        if ui.button("Save").clicked() {
+            self.save();
+        }
+        if ui.button("Save As…").clicked() {
+            self.ask_path(true);
+        }
+        ui.separator();
+        if ui.button("Save screenshot (PNG)").clicked() {
+            self.screenshot(ui.ctx());
+        }
+        ui.separator();
+        if ui.button("Quit").clicked() {
+            // Asks first when there are unsaved changes, as the close button does.
+            self.guarded(Pending::Quit);
+            if self.allow_close {
+                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+        }
+    }
+
+    fn edit_menu(&mut self, ui: &mut Ui) {
+        if ui
+            .add_enabled(
+                self.undo.can_undo(),
+                egui::Button::new("Undo").shortcut_text("Ctrl+Z"),
+            )
+            .clicked()
+        {
+            self.undo();
+        }
+        if ui
+            .add_enabled(
+                self.undo.can_redo(),
+                egui::Button::new("Redo").shortcut_text("Ctrl+Shift+Z"),
+            )
+            .clicked()
+        {
+            self.redo();
+        }
+        ui.separator();
+        if ui.button("Revert to saved preset").clicked() {
+            let before = self.preset.params.clone();
+            self.preset.params = self.saved.params.clone();
+            if before != self.preset.params {
+                self.undo.push(before);
+            }
+            self.apply_params();
+        }
+    }
+
+    /// Layers, the fabric look and the camera.
+    fn view_menu(&mut self, ui: &mut Ui) {
+        let o = &mut self.overlays;
+        ui.checkbox(&mut o.body, "Body");
+        ui.checkbox(&mut o.jacket, "Jacket");
+        ui.checkbox(&mut o.shadows, "Shadows");
+        ui.separator();
+        ui.checkbox(
+            &mut o.sim_mesh,
+            "Simulation mesh (stretch blue, shear/bend orange)",
+        );
+        ui.checkbox(&mut o.edge_particles, "Edge particles");
+        ui.checkbox(&mut o.pinned_particles, "Pinned particles");
+        ui.checkbox(&mut o.ellipsoids, "Collision ellipsoids");
+        ui.checkbox(&mut o.max_distance, "Max-distance spheres");
+        ui.checkbox(&mut o.sim_bones, "Bones from the simulation mesh");
+        ui.checkbox(&mut o.wind_arrow, "Wind arrow");
+        ui.checkbox(&mut o.stretch_heat_map, "Stretch heat map");
+        if ui.button("All overlays on").clicked() {
+            o.set_all_debug(true);
+        }
+        if ui.button("All overlays off").clicked() {
+            o.set_all_debug(false);
+        }
+        ui.separator();
+        ui.label("Fabric look");
+        for look in FabricLook::ALL {
+            ui.radio_value(&mut self.look, look, look.label());
+        }
+        ui.separator();
+        let facing = self.stage.root().rotation.to_euler(glam::EulerRot::YXZ).0;
+        for (label, view) in [
+            ("Front view", crate::render::View::Front),
+            ("Side view", crate::render::View::Side),
+            ("Back view", crate::render::View::Back),
+        ] {
+            if ui.button(label).clicked() {
+                self.camera.set_view(view, facing);
+            }
+        }
+        if ui.button("Frame character (F)").clicked() {
+            self.camera.frame_character(self.stage.character_height());
+        }
+        ui.checkbox(&mut self.camera.follow, "Camera follows the character");
+    }
+
+    /// The preset drop-down: shipped presets on disk and recent files.
+    fn preset_picker(&mut self, ui: &mut Ui) {
+        let current = self
+            .preset_path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_else(|| "(unsaved)".into());
+        let mut choice: Option<PathBuf> = None;
+        egui::ComboBox::from_label("Preset")
+            .selected_text(current)
+            .show_ui(ui, |ui| {
+                for p in list_presets(&presets_dir()) {
+                    let name = p
+                        .file_name()
+                        .map(|f| f.to_string_lossy().to_string())
+                        .unwrap_or_default();
+                    if ui
+                        .selectable_label(self.preset_path.as_ref() == Some(&p), name)
+                        .clicked()
+                    {
+                        choice = Some(p);
+                    }
+                }
+                if !self.recent.is_empty() {
+                    ui.separator();
+                    ui.label("Recent");
+                    for p in self.recent.clone() {
                         if ui
-                            .selectable_label(self.preset_path.as_ref() == Some(&p), name)
+                            .selectable_label(
+                                self.preset_path.as_ref() == Some(&p),
+                                p.display().to_string(),
+                            )
                             .clicked()
                         {
                             choice = Some(p);
                         }
                     }
-                    if !self.recent.is_empty() {
-                        ui.separator();
-                        ui.label("Recent");
-                        for p in self.recent.clone() {
-                            if ui
-                                .selectable_label(
-                                    self.preset_path.as_ref() == Some(&p),
-                                    p.display().to_string(),
-                                )
-                                .clicked()
-                            {
-                                choice = Some(p);
-                            }
-                        }
-                    }
-                });
-            if let Some(p) = choice {
-                self.guarded(Pending::Open(p));
-            }
-        });
+                }
+            });
+        if let Some(p) = choice {
+            self.guarded(Pending::Open(p));
+        }
     }
 
     fn playback_bar(&mut self, ui: &mut Ui) {
