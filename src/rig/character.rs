@@ -16,7 +16,7 @@ use crate::sim::Frame;
 const BUILTIN_GLB: &[u8] = include_bytes!("../../assets/character.glb");
 
 /// Name prefix of the nodes that carry collision ellipsoids.
-pub const ELLIPSOID_PREFIX: &str = "ellipsoid_";
+const ELLIPSOID_PREFIX: &str = "ellipsoid_";
 
 /// What can go wrong loading a character. Every message names the file.
 #[derive(Debug, thiserror::Error)]

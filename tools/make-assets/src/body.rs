@@ -3,7 +3,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::dmath;
+use crate::dmath;
 
 /// Bone indices of the generated skeleton (parents first).
 pub mod b {

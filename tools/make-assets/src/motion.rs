@@ -8,9 +8,9 @@
 
 use glam::{Quat, Vec3};
 
-use super::body::{self, b, side_sign, BoneDef};
-use super::dmath::{self, curve, deg, rx, ry, rz, smootherstep, smoothstep};
-use crate::sim::Frame;
+use crate::body::{self, b, side_sign, BoneDef};
+use crate::dmath::{self, curve, deg, rx, ry, rz, smootherstep, smoothstep};
+use crate::frame::Frame;
 
 /// Keys per second of the baked clips (each clip's key spacing is adjusted so a whole number
 /// of intervals spans its duration).

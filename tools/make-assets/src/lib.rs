@@ -1,21 +1,26 @@
-//! The asset generator: builds `assets/character.glb` from code, deterministically.
+//! The built-in character's generator: a mannequin (skeleton, skinned body, collision
+//! ellipsoids) and its clips, written as `assets/character.glb` deterministically.
 //!
-//! `cargo run --features rig --bin make-assets` writes the file; a test checks that the
-//! committed file equals [`character_glb`]'s output byte for byte. The generator uses only
-//! IEEE arithmetic and square roots (no C-library trigonometry, see `dmath`), so the bytes
-//! do not depend on the machine's libm.
+//! A build tool, not part of the tuner: `cargo run --release -p cloth-tuner-assets` writes the
+//! file, and the tuner's `tests/rig_assets.rs` checks that the committed file equals
+//! [`character_glb`]'s output byte for byte. The generator uses only IEEE arithmetic and square
+//! roots (no C-library trigonometry, see [`dmath`]), so the bytes do not depend on the
+//! machine's libm.
 
 pub mod body;
 pub mod dmath;
+pub mod frame;
 pub mod motion;
 
 use glam::{Mat4, Vec3};
 use serde_json::{json, Value};
 
-use super::character::ELLIPSOID_PREFIX;
-
-/// Where the generated character lives, relative to the crate root.
+/// Where the generated character lives, relative to the workspace root.
 pub const CHARACTER_PATH: &str = "assets/character.glb";
+
+/// Name prefix of the nodes that carry collision ellipsoids. The tuner's loader looks for the
+/// same prefix; `tests/rig_assets.rs` checks that it finds every ellipsoid written here.
+pub const ELLIPSOID_PREFIX: &str = "ellipsoid_";
 
 /// The complete character as glTF 2.0 binary bytes.
 pub fn character_glb() -> Vec<u8> {
