@@ -47,7 +47,8 @@ pub enum Command {
         /// The preset file.
         #[arg(long)]
         preset: PathBuf,
-        /// The clip: idle, walk, run, sprint_stop, turn, dodge, jump, arms_raise or aim.
+        /// The character's animation to play, by name; an unknown name is an error that lists
+        /// the clips there are.
         #[arg(long, default_value = "walk")]
         clip: String,
         /// Simulated seconds.
@@ -106,7 +107,8 @@ pub enum Command {
         /// The preset file.
         #[arg(long)]
         preset: PathBuf,
-        /// The clip: idle, walk, run, sprint_stop, turn, dodge, jump, arms_raise or aim.
+        /// The character's animation to play, by name; an unknown name is an error that lists
+        /// the clips there are.
         #[arg(long, default_value = "dodge")]
         clip: String,
         /// Frames (fixed steps from the clip start), comma separated.

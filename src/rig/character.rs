@@ -16,7 +16,7 @@ use crate::sim::Frame;
 const BUILTIN_GLB: &[u8] = include_bytes!("../../assets/character.glb");
 
 /// Name prefix of the nodes that carry collision ellipsoids.
-pub const ELLIPSOID_PREFIX: &str = "ellipsoid_";
+const ELLIPSOID_PREFIX: &str = "ellipsoid_";
 
 /// What can go wrong loading a character. Every message names the file.
 #[derive(Debug, thiserror::Error)]
@@ -135,6 +135,16 @@ struct Loader {
     path: String,
 }
 
+/// Where the glTF nodes sit in the skeleton.
+struct NodeMap {
+    /// Each node's parent node.
+    parent: Vec<Option<usize>>,
+    /// The bone each node is, for the skin's joints.
+    bone: Vec<Option<usize>>,
+    /// The root bone's node: its channels are the root motion.
+    root: usize,
+}
+
 impl Loader {
     fn err(&self, reason: impl Into<String>) -> RigError {
         RigError::Content {
@@ -192,11 +202,46 @@ impl Loader {
         let doc = &gltf.document;
         let looping = self.looping_flags(bytes)?;
 
-        // Skeleton: the first skin's joints, parents first.
+        // The skeleton is the first skin's joints.
         let skin = doc
             .skins()
             .next()
             .ok_or_else(|| self.err("no skin (the file has no skeleton)"))?;
+        let (skeleton, nodes) = self.read_skeleton(doc, &skin)?;
+        let inverse_bind = self.read_inverse_bind(&skin, blob, skeleton.len())?;
+
+        // Mesh: the first node that has both a mesh and this skin.
+        let mesh_node = doc
+            .nodes()
+            .find(|n| n.mesh().is_some() && n.skin().is_some_and(|s| s.index() == skin.index()))
+            .ok_or_else(|| self.err("no skinned mesh node"))?;
+        let mesh = self.read_mesh(&mesh_node, blob, skeleton.len())?;
+
+        let rest: Vec<Frame> = skeleton.bones().iter().map(|b| b.rest).collect();
+        let clips = doc
+            .animations()
+            .map(|anim| {
+                let is_looping = looping.get(anim.index()).copied().unwrap_or(false);
+                self.read_clip(&anim, is_looping, blob, &nodes, &rest)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let ellipsoids = self.read_ellipsoids(doc, &nodes)?;
+
+        Ok(Character {
+            skeleton,
+            mesh,
+            inverse_bind,
+            clips,
+            ellipsoids,
+        })
+    }
+
+    /// The skin's joints as bones, parents first, and where every node sits among them.
+    fn read_skeleton(
+        &self,
+        doc: &gltf::Document,
+        skin: &gltf::Skin,
+    ) -> Result<(Skeleton, NodeMap), RigError> {
         let joint_nodes: Vec<usize> = skin.joints().map(|n| n.index()).collect();
         if joint_nodes.is_empty() {
             return Err(self.err("the skin has no joints"));
@@ -237,92 +282,105 @@ impl Loader {
             bones.push(Bone { name, parent, rest });
         }
         let skeleton = Skeleton::new(bones).map_err(|e| self.err(e))?;
-        let root_node = joint_nodes[0];
+        let map = NodeMap {
+            parent: node_parent,
+            bone: node_to_bone,
+            root: joint_nodes[0],
+        };
+        Ok((skeleton, map))
+    }
 
-        // Inverse bind matrices.
+    /// One inverse bind matrix per bone.
+    fn read_inverse_bind(
+        &self,
+        skin: &gltf::Skin,
+        blob: &[u8],
+        bone_count: usize,
+    ) -> Result<Vec<Mat4>, RigError> {
         let ibm = skin
             .inverse_bind_matrices()
             .ok_or_else(|| self.err("the skin has no inverse bind matrices"))?;
         let ibm = self.read_f32(&ibm, Dimensions::Mat4, blob, "inverse bind matrices")?;
-        if ibm.len() != skeleton.len() * 16 {
+        if ibm.len() != bone_count * 16 {
             return Err(self.err("inverse bind matrix count differs from the joint count"));
         }
-        let inverse_bind: Vec<Mat4> = ibm.chunks_exact(16).map(Mat4::from_cols_slice).collect();
+        Ok(ibm.chunks_exact(16).map(Mat4::from_cols_slice).collect())
+    }
 
-        // Mesh: the first node that has both a mesh and this skin.
-        let mesh_node = doc
-            .nodes()
-            .find(|n| n.mesh().is_some() && n.skin().is_some_and(|s| s.index() == skin.index()))
-            .ok_or_else(|| self.err("no skinned mesh node"))?;
-        let mesh = self.read_mesh(&mesh_node, blob, skeleton.len())?;
-
-        // Clips.
-        let rest: Vec<Frame> = skeleton.bones().iter().map(|b| b.rest).collect();
-        let mut clips = Vec::new();
-        for anim in doc.animations() {
-            let name = anim
-                .name()
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("clip{}", anim.index()));
-            let mut root_t = None;
-            let mut root_r = None;
-            let mut tracks: Vec<BoneTrack> = Vec::new();
-            for ch in anim.channels() {
-                let sampler = ch.sampler();
-                if sampler.interpolation() == Interpolation::CubicSpline {
-                    return Err(self.err(format!(
-                        "clip '{name}': cubic-spline keys are not supported (use LINEAR)"
-                    )));
-                }
-                let node = ch.target().node().index();
-                let times =
-                    self.read_f32(&sampler.input(), Dimensions::Scalar, blob, "key times")?;
-                let out = sampler.output();
-                let what = format!("clip '{name}' keys");
-                match ch.target().property() {
-                    Property::Translation => {
-                        let v = self.read_f32(&out, Dimensions::Vec3, blob, &what)?;
-                        let v: Vec<Vec3> = v.chunks_exact(3).map(Vec3::from_slice).collect();
-                        let track = Track::new(times, v)
-                            .map_err(|e| self.err(format!("clip '{name}': {e}")))?;
-                        if node == root_node {
-                            root_t = Some(track);
-                        } else if let Some(b) = node_to_bone[node] {
-                            track_for(&mut tracks, b).translation = Some(track);
-                        }
-                    }
-                    Property::Rotation => {
-                        let v = self.read_f32(&out, Dimensions::Vec4, blob, &what)?;
-                        let v: Vec<Quat> = v
-                            .chunks_exact(4)
-                            .map(|q| Quat::from_slice(q).normalize())
-                            .collect();
-                        let track = Track::new(times, v)
-                            .map_err(|e| self.err(format!("clip '{name}': {e}")))?;
-                        if node == root_node {
-                            root_r = Some(track);
-                        } else if let Some(b) = node_to_bone[node] {
-                            track_for(&mut tracks, b).rotation = Some(track);
-                        }
-                    }
-                    // Scale and morph weights do not apply to a rigid skeleton.
-                    _ => {}
-                }
+    /// One animation as a clip: the root bone's channels are the root motion, the other
+    /// joints' channels their tracks; channels on nodes that are not bones are ignored.
+    fn read_clip(
+        &self,
+        anim: &gltf::Animation,
+        looping: bool,
+        blob: &[u8],
+        nodes: &NodeMap,
+        rest: &[Frame],
+    ) -> Result<Clip, RigError> {
+        let name = anim
+            .name()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("clip{}", anim.index()));
+        let mut root_t = None;
+        let mut root_r = None;
+        let mut tracks: Vec<BoneTrack> = Vec::new();
+        for ch in anim.channels() {
+            let sampler = ch.sampler();
+            if sampler.interpolation() == Interpolation::CubicSpline {
+                return Err(self.err(format!(
+                    "clip '{name}': cubic-spline keys are not supported (use LINEAR)"
+                )));
             }
-            let is_looping = looping.get(anim.index()).copied().unwrap_or(false);
-            let clip = Clip::new(name, is_looping, rest.clone(), root_t, root_r, tracks)
-                .map_err(|e| self.err(e))?;
-            clips.push(clip);
+            let node = ch.target().node().index();
+            let times = self.read_f32(&sampler.input(), Dimensions::Scalar, blob, "key times")?;
+            let out = sampler.output();
+            let what = format!("clip '{name}' keys");
+            match ch.target().property() {
+                Property::Translation => {
+                    let v = self.read_f32(&out, Dimensions::Vec3, blob, &what)?;
+                    let v: Vec<Vec3> = v.chunks_exact(3).map(Vec3::from_slice).collect();
+                    let track = Track::new(times, v)
+                        .map_err(|e| self.err(format!("clip '{name}': {e}")))?;
+                    if node == nodes.root {
+                        root_t = Some(track);
+                    } else if let Some(b) = nodes.bone[node] {
+                        track_for(&mut tracks, b).translation = Some(track);
+                    }
+                }
+                Property::Rotation => {
+                    let v = self.read_f32(&out, Dimensions::Vec4, blob, &what)?;
+                    let v: Vec<Quat> = v
+                        .chunks_exact(4)
+                        .map(|q| Quat::from_slice(q).normalize())
+                        .collect();
+                    let track = Track::new(times, v)
+                        .map_err(|e| self.err(format!("clip '{name}': {e}")))?;
+                    if node == nodes.root {
+                        root_r = Some(track);
+                    } else if let Some(b) = nodes.bone[node] {
+                        track_for(&mut tracks, b).rotation = Some(track);
+                    }
+                }
+                // Scale and morph weights do not apply to a rigid skeleton.
+                _ => {}
+            }
         }
+        Clip::new(name, looping, rest.to_vec(), root_t, root_r, tracks).map_err(|e| self.err(e))
+    }
 
-        // Ellipsoids: named child nodes of joints.
+    /// The collision ellipsoids: nodes named with [`ELLIPSOID_PREFIX`], children of joints.
+    fn read_ellipsoids(
+        &self,
+        doc: &gltf::Document,
+        nodes: &NodeMap,
+    ) -> Result<Vec<Ellipsoid>, RigError> {
         let mut ellipsoids = Vec::new();
         for node in doc.nodes() {
             let Some(name) = node.name().and_then(|n| n.strip_prefix(ELLIPSOID_PREFIX)) else {
                 continue;
             };
-            let bone = node_parent[node.index()]
-                .and_then(|p| node_to_bone[p])
+            let bone = nodes.parent[node.index()]
+                .and_then(|p| nodes.bone[p])
                 .ok_or_else(|| self.err(format!("ellipsoid '{name}' is not a child of a bone")))?;
             let (t, r, s) = node.transform().decomposed();
             let radii = Vec3::from_array(s);
@@ -337,14 +395,7 @@ impl Loader {
                 radii,
             });
         }
-
-        Ok(Character {
-            skeleton,
-            mesh,
-            inverse_bind,
-            clips,
-            ellipsoids,
-        })
+        Ok(ellipsoids)
     }
 
     /// `animations[i].extras.looping` from the JSON chunk (the parser drops extras).

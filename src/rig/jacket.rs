@@ -693,68 +693,109 @@ fn surface_normal(layout: &JacketLayout, rings: &[Ring], u: f32, v: f32) -> Vec3
 /// hem and the front edges, so the fabric has thickness), patch pockets and lapels on the outer
 /// shell, a yoke over the shoulders up to a collar, sleeves, and the hood when hooded.
 fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
-    let layout = &rig.layout;
     let mut m = RenderMesh::default();
+    add_shells(rig, rings, &mut m);
+    let yoke_top = add_yoke(rig, rings, &mut m);
+    add_collar(rig, yoke_top, &mut m);
+    for s in SIDES {
+        let arm = Arm::new(rig, s);
+        add_sleeve(rig, &arm, &mut m);
+        add_armhole(rig, &arm, rings[0], &mut m);
+    }
+    if rig.hooded {
+        build_hood(rig, &mut m, driver(rig, rig.char_bones + 4));
+    }
+    m
+}
+
+/// The render skin index of driver `d` (the simulation bones come first).
+fn driver(rig: &JacketRig, d: usize) -> u16 {
+    (rig.bone_sites.len() + d) as u16
+}
+
+/// Skinning of a lower-jacket point at grid coordinates (u, v): bilinear over the bone grid.
+fn lower_binding(rig: &JacketRig, u: f32, v: f32) -> Binding {
+    let layout = &rig.layout;
     let nb = rig.bone_sites.len();
-    let driver = |d: usize| (nb + d) as u16;
     let bone_cols = layout.cols.div_ceil(2);
     let bone_rows = layout.rows - 1;
-    // Skinning of a lower-jacket point at grid coordinates (u, v): bilinear over the bone grid.
-    let lower_binding = |u: f32, v: f32| -> Binding {
-        let bu = (u / 2.0).clamp(0.0, (bone_cols - 1) as f32);
-        let bv = v.clamp(0.0, (bone_rows - 1) as f32);
-        let (i0, j0) = (
-            (bu.floor() as usize).min(bone_cols.saturating_sub(2)),
-            (bv.floor() as usize).min(bone_rows.saturating_sub(2)),
-        );
-        let (fu, fv) = (
-            (bu - i0 as f32).clamp(0.0, 1.0),
-            (bv - j0 as f32).clamp(0.0, 1.0),
-        );
-        let idx = |i: usize, j: usize| (j * bone_cols + i).min(nb - 1) as u16;
-        let i1 = (i0 + 1).min(bone_cols - 1);
-        let j1 = (j0 + 1).min(bone_rows - 1);
-        [
-            (idx(i0, j0), (1.0 - fu) * (1.0 - fv)),
-            (idx(i1, j0), fu * (1.0 - fv)),
-            (idx(i0, j1), (1.0 - fu) * fv),
-            (idx(i1, j1), fu * fv),
-        ]
-    };
+    let bu = (u / 2.0).clamp(0.0, (bone_cols - 1) as f32);
+    let bv = v.clamp(0.0, (bone_rows - 1) as f32);
+    let (i0, j0) = (
+        (bu.floor() as usize).min(bone_cols.saturating_sub(2)),
+        (bv.floor() as usize).min(bone_rows.saturating_sub(2)),
+    );
+    let (fu, fv) = (
+        (bu - i0 as f32).clamp(0.0, 1.0),
+        (bv - j0 as f32).clamp(0.0, 1.0),
+    );
+    let idx = |i: usize, j: usize| (j * bone_cols + i).min(nb - 1) as u16;
+    let i1 = (i0 + 1).min(bone_cols - 1);
+    let j1 = (j0 + 1).min(bone_rows - 1);
+    [
+        (idx(i0, j0), (1.0 - fu) * (1.0 - fv)),
+        (idx(i1, j0), fu * (1.0 - fv)),
+        (idx(i0, j1), (1.0 - fu) * fv),
+        (idx(i1, j1), fu * fv),
+    ]
+}
 
-    let nu = (layout.cols - 1) * layout.render_cols_per_sim + 1;
-    let nv = (layout.rows - 1) * layout.render_rows_per_sim + 1;
-    let to_u = |i: usize| i as f32 / layout.render_cols_per_sim as f32;
-    let to_v = |j: usize| j as f32 / layout.render_rows_per_sim as f32;
-    let half = layout.thickness * 0.5;
-    // Raised details on the outer shell, as an outward offset (metres).
-    let detail = |u: f32, v: f32| -> f32 {
-        let cols = (layout.cols - 1) as f32;
-        let rows = (layout.rows - 1) as f32;
-        let mut d = 0.0;
-        // Patch pockets on both front sides, two-thirds down.
-        for centre in [cols * 0.14, cols * 0.86] {
-            let du = (u - centre).abs() / (cols * 0.06);
-            let dv = (v - rows * 0.68).abs() / (rows * 0.12);
-            if du < 1.0 && dv < 1.0 {
-                d += 0.006 * smoothstep(1.0, 0.8, du.max(dv));
-            }
+impl JacketLayout {
+    /// Vertices of the lower jacket's render grid around the body and down it, per shell.
+    fn render_grid(&self) -> (usize, usize) {
+        (
+            (self.cols - 1) * self.render_cols_per_sim + 1,
+            (self.rows - 1) * self.render_rows_per_sim + 1,
+        )
+    }
+
+    /// The simulation column coordinate of render column `i`.
+    fn render_u(&self, i: usize) -> f32 {
+        i as f32 / self.render_cols_per_sim as f32
+    }
+
+    /// The simulation row coordinate of render row `j`.
+    fn render_v(&self, j: usize) -> f32 {
+        j as f32 / self.render_rows_per_sim as f32
+    }
+}
+
+/// Raised details on the outer shell at grid coordinates (u, v), as an outward offset
+/// (metres): patch pockets and lapels.
+fn shell_detail(layout: &JacketLayout, u: f32, v: f32) -> f32 {
+    let cols = (layout.cols - 1) as f32;
+    let rows = (layout.rows - 1) as f32;
+    let mut d = 0.0;
+    // Patch pockets on both front sides, two-thirds down.
+    for centre in [cols * 0.14, cols * 0.86] {
+        let du = (u - centre).abs() / (cols * 0.06);
+        let dv = (v - rows * 0.68).abs() / (rows * 0.12);
+        if du < 1.0 && dv < 1.0 {
+            d += 0.006 * smoothstep(1.0, 0.8, du.max(dv));
         }
-        // Lapels: the front edges fold outward near the top.
-        let edge = (u.min(cols - u)) / (cols * 0.08);
-        let top = 1.0 - (v / (rows * 0.45)).min(1.0);
-        d += 0.018 * (1.0 - edge.min(1.0)).powi(2) * top;
-        d
-    };
-    // Outer then inner shell.
+    }
+    // Lapels: the front edges fold outward near the top.
+    let edge = (u.min(cols - u)) / (cols * 0.08);
+    let top = 1.0 - (v / (rows * 0.45)).min(1.0);
+    d += 0.018 * (1.0 - edge.min(1.0)).powi(2) * top;
+    d
+}
+
+/// The lower jacket: the outer shell (with its details), then the inner shell half the
+/// thickness inside, both skinned to the simulation bones, joined at the hem and the front
+/// edges.
+fn add_shells(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) {
+    let layout = &rig.layout;
+    let (nu, nv) = layout.render_grid();
+    let half = layout.thickness * 0.5;
     for shell in 0..2 {
         let sign = if shell == 0 { 1.0 } else { -1.0 };
         for j in 0..nv {
             for i in 0..nu {
-                let (u, v) = (to_u(i), to_v(j));
+                let (u, v) = (layout.render_u(i), layout.render_v(j));
                 let n = surface_normal(layout, rings, u, v);
                 let offset = if shell == 0 {
-                    half + detail(u, v)
+                    half + shell_detail(layout, u, v)
                 } else {
                     -half
                 };
@@ -765,7 +806,7 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
                     u / (layout.cols - 1) as f32 * 4.0,
                     v / (layout.rows - 1) as f32 * 2.0,
                 ]);
-                m.binding.push(lower_binding(u, v));
+                m.binding.push(lower_binding(rig, u, v));
             }
         }
         let base = (shell * nu * nv) as u32;
@@ -783,12 +824,17 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
             }
         }
     }
-    // Join the shells at the hem and the front edges.
+    join_shells(nu, nv, &mut m.indices);
+}
+
+/// Triangles joining the outer shell (the first `nu` x `nv` vertices) to the inner one (the
+/// next) along the hem and both front edges.
+fn join_shells(nu: usize, nv: usize, indices: &mut Vec<u32>) {
     let outer = |i: usize, j: usize| (j * nu + i) as u32;
     let inner = |i: usize, j: usize| (nu * nv + j * nu + i) as u32;
     for i in 0..nu - 1 {
         let j = nv - 1;
-        m.indices.extend_from_slice(&[
+        indices.extend_from_slice(&[
             outer(i, j),
             inner(i, j),
             outer(i + 1, j),
@@ -801,25 +847,28 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
         for (i, flip) in [(0usize, false), (nu - 1, true)] {
             let q = [outer(i, j), outer(i, j + 1), inner(i, j), inner(i, j + 1)];
             if flip {
-                m.indices
-                    .extend_from_slice(&[q[0], q[1], q[2], q[2], q[1], q[3]]);
+                indices.extend_from_slice(&[q[0], q[1], q[2], q[2], q[1], q[3]]);
             } else {
-                m.indices
-                    .extend_from_slice(&[q[0], q[2], q[1], q[1], q[2], q[3]]);
+                indices.extend_from_slice(&[q[0], q[2], q[1], q[1], q[2], q[3]]);
             }
         }
     }
+}
 
-    // The yoke: from the top row up over the shoulders to the collar, skinned from the
-    // simulation's top row bones into the chest and the side bones, then the neck.
-    let b = rig.bones;
+/// The yoke: from the top row up over the shoulders to the collar line, skinned from the
+/// simulation's top row bones into the chest and the shoulder pads. Returns the index of its
+/// top row's first vertex.
+fn add_yoke(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) -> u32 {
+    let layout = &rig.layout;
+    let (nu, _) = layout.render_grid();
+    let half = layout.thickness * 0.5;
     let top = rings[0];
     let yoke_rows = 8;
     let yoke_start = m.positions.len() as u32;
     for j in 0..=yoke_rows {
         let t = j as f32 / yoke_rows as f32;
         for i in 0..nu {
-            let u = to_u(i);
+            let u = layout.render_u(i);
             let a = column_angle(layout, u);
             let s = a.sin();
             let low =
@@ -837,22 +886,7 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
             m.normals
                 .push(Vec3::new(s, 0.6 * t + 0.1, a.cos()).normalize());
             m.uvs.push([u / (layout.cols - 1) as f32 * 4.0, -t * 0.5]);
-            let side = if s >= 0.0 { 0 } else { 1 };
-            let w_side = smoothstep(0.4, 0.9, s.abs());
-            let w_low = (1.0 - t * 2.0).max(0.0);
-            let w_up = 1.0 - w_low;
-            let mut binding = lower_binding(u, 0.0);
-            for e in binding.iter_mut() {
-                e.1 *= w_low;
-            }
-            // Replace the two weakest entries with the chest and the shoulder pad.
-            binding[2] = (driver(b.chest), w_up * (1.0 - w_side));
-            binding[3] = (driver(rig.char_bones + side), w_up * w_side);
-            let sum: f32 = binding.iter().map(|e| e.1).sum();
-            for e in binding.iter_mut() {
-                e.1 /= sum.max(1e-6);
-            }
-            m.binding.push(binding);
+            m.binding.push(yoke_binding(rig, u, s, t));
         }
     }
     for j in 0..yoke_rows {
@@ -862,9 +896,38 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
             m.indices.extend_from_slice(&[a, a + 1, c, a + 1, c + 1, c]);
         }
     }
-    // The collar: a short upright band on the yoke's top edge, skinned to the neck and chest.
+    yoke_start + (yoke_rows * nu) as u32
+}
+
+/// Skinning of a yoke vertex at column `u`, `s` the sine of its angle around the body, `t` the
+/// way up from the top row (0) to the collar line (1): the top row's binding fading out over
+/// the lower half, the chest in front and behind, the shoulder pad at the sides.
+fn yoke_binding(rig: &JacketRig, u: f32, s: f32, t: f32) -> Binding {
+    let side = if s >= 0.0 { 0 } else { 1 };
+    let w_side = smoothstep(0.4, 0.9, s.abs());
+    let w_low = (1.0 - t * 2.0).max(0.0);
+    let w_up = 1.0 - w_low;
+    let mut binding = lower_binding(rig, u, 0.0);
+    for e in binding.iter_mut() {
+        e.1 *= w_low;
+    }
+    // Replace the two weakest entries with the chest and the shoulder pad.
+    binding[2] = (driver(rig, rig.bones.chest), w_up * (1.0 - w_side));
+    binding[3] = (driver(rig, rig.char_bones + side), w_up * w_side);
+    let sum: f32 = binding.iter().map(|e| e.1).sum();
+    for e in binding.iter_mut() {
+        e.1 /= sum.max(1e-6);
+    }
+    binding
+}
+
+/// The collar: a short upright band on the yoke's top edge (its first vertex `yoke_top`),
+/// skinned to the neck and chest.
+fn add_collar(rig: &JacketRig, yoke_top: u32, m: &mut RenderMesh) {
+    let layout = &rig.layout;
+    let (nu, _) = layout.render_grid();
+    let b = rig.bones;
     let collar_start = m.positions.len() as u32;
-    let yoke_top = yoke_start + (yoke_rows * nu) as u32;
     for k in 0..2 {
         for i in 0..nu {
             let p0 = m.positions[(yoke_top + i as u32) as usize];
@@ -872,10 +935,11 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
             m.positions
                 .push(p0 + Vec3::new(0.0, 0.04 * (k + 1) as f32, 0.0) + n0 * 0.01 * k as f32);
             m.normals.push(n0);
-            m.uvs.push([to_u(i) * 0.25, -0.6 - 0.1 * k as f32]);
+            m.uvs
+                .push([layout.render_u(i) * 0.25, -0.6 - 0.1 * k as f32]);
             m.binding.push([
-                (driver(b.neck), 0.5),
-                (driver(b.chest), 0.5),
+                (driver(rig, b.neck), 0.5),
+                (driver(rig, b.chest), 0.5),
                 (0, 0.0),
                 (0, 0.0),
             ]);
@@ -895,27 +959,29 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
             m.indices.extend_from_slice(&[a, a + 1, c, a + 1, c + 1, c]);
         }
     }
+}
 
-    // Sleeves: tubes from the shoulder to the wrist, skinned along the arm chain.
-    // Weights along the arm at fraction `f` from the shoulder joint to the wrist: the upper
-    // arm (its twist bone taking over toward the elbow), a short blend across the elbow, the
-    // forearm (its twist bone toward the wrist); `pad` of the weight goes to the shoulder pad.
-    let sleeve_binding = |f: f32, pad: f32, chain: &[usize; 5], s: usize| -> Binding {
-        let joint = |k: usize| rig.rest_drivers[chain[k]].w_axis.truncate();
-        let e = joint(0).distance(joint(2)) / joint(0).distance(joint(4)).max(1e-6);
-        let twist = smoothstep(e * 0.2, e * 0.8, f);
-        let lower = smoothstep(e - 0.06, e + 0.06, f);
-        let wrist = smoothstep(e + 0.1, 0.95, f);
-        let keep = 1.0 - pad;
-        mix_bindings(&[
-            (driver(chain[0]), (1.0 - twist) * (1.0 - lower) * keep),
-            (driver(chain[1]), twist * (1.0 - lower) * keep),
-            (driver(chain[2]), (1.0 - wrist) * lower * keep),
-            (driver(chain[3]), wrist * lower * keep),
-            (driver(rig.char_bones + s), pad),
-        ])
-    };
-    for s in SIDES {
+/// Vertices around a sleeve or armhole ring.
+const SLEEVE_AROUND: usize = 16;
+
+/// One arm at rest, as the sleeve and the armhole see it.
+struct Arm {
+    side: usize,
+    /// The driver bones from the shoulder to the hand: upper arm, its twist bone, forearm, its
+    /// twist bone, hand.
+    chain: [usize; 5],
+    /// The shoulder and the wrist joints (character space).
+    start: Vec3,
+    end: Vec3,
+    /// Unit vectors: along the arm, and two across it.
+    axis: Vec3,
+    side_axis: Vec3,
+    up_axis: Vec3,
+}
+
+impl Arm {
+    fn new(rig: &JacketRig, s: usize) -> Self {
+        let b = rig.bones;
         let chain = [
             b.upperarm[s],
             b.upperarm_twist[s],
@@ -928,88 +994,132 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
         let axis = (end - start).normalize();
         let side_axis = axis.cross(Vec3::Z).normalize_or(Vec3::Y);
         let up_axis = side_axis.cross(axis).normalize();
-        let (rings_n, around) = (24, 16);
-        let first = m.positions.len() as u32;
-        for j in 0..=rings_n {
-            let t = j as f32 / rings_n as f32;
-            // The sleeve starts inside the shoulder (under the yoke's edge) and flares there,
-            // so no skin shows between the yoke and the sleeve.
-            let centre = start.lerp(end, t * 0.93) - axis * (0.06 * (1.0 - t).powi(4));
-            // A little extra room around the elbow, so a bent arm does not poke through.
-            let elbow = (-((t * 0.93 - 0.5) / 0.08).powi(2)).exp();
-            let radius = 0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow;
-            let binding = sleeve_binding(t * 0.93, (1.0 - t * 8.0).max(0.0), &chain, s);
-            for i in 0..around {
-                let phi = TAU * i as f32 / around as f32;
-                let n = side_axis * phi.cos() + up_axis * phi.sin();
-                m.positions.push(centre + n * radius);
-                m.normals.push(n);
-                m.uvs.push([i as f32 / around as f32 * 2.0, t * 3.0]);
-                m.binding.push(binding);
-            }
+        Self {
+            side: s,
+            chain,
+            start,
+            end,
+            axis,
+            side_axis,
+            up_axis,
         }
-        ring_strip(&mut m.indices, first, rings_n as u32, around as u32, s == 0);
-
-        // The armhole: a band from a loop inside the torso (skinned like the jacket's side
-        // under the arm and the yoke over the shoulder) out to a ring just inside the sleeve
-        // (skinned like the sleeve there). At rest it hides under the yoke and the sleeve;
-        // when the arm swings or rises it stretches across the armpit, so the body never
-        // shows between the sleeve and the jacket.
-        let sign = if s == 0 { 1.0 } else { -1.0 };
-        // The inner loop lies on the jacket's shell around the arm's root (front and back
-        // on the yoke, below on the top row), so the band stays outside the body.
-        let inner_centre = Vec3::new(start.x * 0.65, start.y - 0.05, top.cz);
-        let (inner_up, inner_depth) = (0.075, top.rz * 0.95);
-        let outer_along = 0.07;
-        let outer_t = ((outer_along + 0.06) / (0.93 * start.distance(end))).min(1.0);
-        let outer_centre = start + axis * outer_along;
-        let outer_radius = 0.072 - 0.022 * outer_t - 0.006;
-        let outer_binding = sleeve_binding(outer_t * 0.93, 0.0, &chain, s);
-        let band_rings = 6;
-        let band_first = m.positions.len() as u32;
-        for j in 0..=band_rings {
-            let f = j as f32 / band_rings as f32;
-            for i in 0..around {
-                let phi = TAU * i as f32 / around as f32;
-                let n = side_axis * phi.cos() + up_axis * phi.sin();
-                let flat = Vec3::new(0.0, n.y, n.z).normalize_or(Vec3::Y);
-                let inner = inner_centre + Vec3::new(0.0, flat.y * inner_up, flat.z * inner_depth);
-                let outer = outer_centre + n * outer_radius;
-                // Bulge a little outward mid-way, like a sleeve cap.
-                let p = inner.lerp(outer, f) + n * (0.012 * (PI * f).sin());
-                let normal = (Vec3::new(sign * 0.3, flat.y, flat.z).lerp(n, f)).normalize_or(n);
-                // Over the shoulder the pad, under the arm the side bone, front and back the
-                // chest.
-                let over = smoothstep(0.2, 0.9, flat.y);
-                let under = smoothstep(0.2, 0.9, -flat.y);
-                let inner_binding: Binding = [
-                    (driver(rig.char_bones + 2 + s), under),
-                    (driver(rig.char_bones + s), over),
-                    (driver(b.chest), 1.0 - over - under),
-                    (0, 0.0),
-                ];
-                let mut w = Vec::with_capacity(8);
-                w.extend(inner_binding.iter().map(|&(d, x)| (d, x * (1.0 - f))));
-                w.extend(outer_binding.iter().map(|&(d, x)| (d, x * f)));
-                m.positions.push(p);
-                m.normals.push(normal);
-                m.uvs.push([i as f32 / around as f32 * 2.0, -0.3 + f * 0.4]);
-                m.binding.push(mix_bindings(&w));
-            }
-        }
-        ring_strip(
-            &mut m.indices,
-            band_first,
-            band_rings as u32,
-            around as u32,
-            s == 0,
-        );
     }
 
-    if rig.hooded {
-        build_hood(rig, &mut m, driver(rig.char_bones + 4));
+    /// The outward direction at angle `phi` around the arm.
+    fn around(&self, phi: f32) -> Vec3 {
+        self.side_axis * phi.cos() + self.up_axis * phi.sin()
     }
-    m
+
+    /// Weights along the arm at fraction `f` from the shoulder joint to the wrist: the upper
+    /// arm (its twist bone taking over toward the elbow), a short blend across the elbow, the
+    /// forearm (its twist bone toward the wrist); `pad` of the weight goes to the shoulder pad.
+    fn binding(&self, rig: &JacketRig, f: f32, pad: f32) -> Binding {
+        let chain = &self.chain;
+        let joint = |k: usize| rig.rest_drivers[chain[k]].w_axis.truncate();
+        let e = joint(0).distance(joint(2)) / joint(0).distance(joint(4)).max(1e-6);
+        let twist = smoothstep(e * 0.2, e * 0.8, f);
+        let lower = smoothstep(e - 0.06, e + 0.06, f);
+        let wrist = smoothstep(e + 0.1, 0.95, f);
+        let keep = 1.0 - pad;
+        mix_bindings(&[
+            (driver(rig, chain[0]), (1.0 - twist) * (1.0 - lower) * keep),
+            (driver(rig, chain[1]), twist * (1.0 - lower) * keep),
+            (driver(rig, chain[2]), (1.0 - wrist) * lower * keep),
+            (driver(rig, chain[3]), wrist * lower * keep),
+            (driver(rig, rig.char_bones + self.side), pad),
+        ])
+    }
+}
+
+/// A sleeve: a tube from the shoulder to the wrist, skinned along the arm chain.
+fn add_sleeve(rig: &JacketRig, arm: &Arm, m: &mut RenderMesh) {
+    let (start, end, axis) = (arm.start, arm.end, arm.axis);
+    let (rings_n, around) = (24, SLEEVE_AROUND);
+    let first = m.positions.len() as u32;
+    for j in 0..=rings_n {
+        let t = j as f32 / rings_n as f32;
+        // The sleeve starts inside the shoulder (under the yoke's edge) and flares there,
+        // so no skin shows between the yoke and the sleeve.
+        let centre = start.lerp(end, t * 0.93) - axis * (0.06 * (1.0 - t).powi(4));
+        // A little extra room around the elbow, so a bent arm does not poke through.
+        let elbow = (-((t * 0.93 - 0.5) / 0.08).powi(2)).exp();
+        let radius = 0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow;
+        let binding = arm.binding(rig, t * 0.93, (1.0 - t * 8.0).max(0.0));
+        for i in 0..around {
+            let phi = TAU * i as f32 / around as f32;
+            let n = arm.around(phi);
+            m.positions.push(centre + n * radius);
+            m.normals.push(n);
+            m.uvs.push([i as f32 / around as f32 * 2.0, t * 3.0]);
+            m.binding.push(binding);
+        }
+    }
+    ring_strip(
+        &mut m.indices,
+        first,
+        rings_n as u32,
+        around as u32,
+        arm.side == 0,
+    );
+}
+
+/// The armhole: a band from a loop inside the torso (skinned like the jacket's side under the
+/// arm and the yoke over the shoulder) out to a ring just inside the sleeve (skinned like the
+/// sleeve there). At rest it hides under the yoke and the sleeve; when the arm swings or rises
+/// it stretches across the armpit, so the body never shows between the sleeve and the jacket.
+/// `top` is the jacket's top row.
+fn add_armhole(rig: &JacketRig, arm: &Arm, top: Ring, m: &mut RenderMesh) {
+    let (s, start, end, axis) = (arm.side, arm.start, arm.end, arm.axis);
+    let around = SLEEVE_AROUND;
+    let sign = if s == 0 { 1.0 } else { -1.0 };
+    // The inner loop lies on the jacket's shell around the arm's root (front and back
+    // on the yoke, below on the top row), so the band stays outside the body.
+    let inner_centre = Vec3::new(start.x * 0.65, start.y - 0.05, top.cz);
+    let (inner_up, inner_depth) = (0.075, top.rz * 0.95);
+    let outer_along = 0.07;
+    let outer_t = ((outer_along + 0.06) / (0.93 * start.distance(end))).min(1.0);
+    let outer_centre = start + axis * outer_along;
+    let outer_radius = 0.072 - 0.022 * outer_t - 0.006;
+    let outer_binding = arm.binding(rig, outer_t * 0.93, 0.0);
+    let band_rings = 6;
+    let band_first = m.positions.len() as u32;
+    for j in 0..=band_rings {
+        let f = j as f32 / band_rings as f32;
+        for i in 0..around {
+            let phi = TAU * i as f32 / around as f32;
+            let n = arm.around(phi);
+            let flat = Vec3::new(0.0, n.y, n.z).normalize_or(Vec3::Y);
+            let inner = inner_centre + Vec3::new(0.0, flat.y * inner_up, flat.z * inner_depth);
+            let outer = outer_centre + n * outer_radius;
+            // Bulge a little outward mid-way, like a sleeve cap.
+            let p = inner.lerp(outer, f) + n * (0.012 * (PI * f).sin());
+            let normal = (Vec3::new(sign * 0.3, flat.y, flat.z).lerp(n, f)).normalize_or(n);
+            // Over the shoulder the pad, under the arm the side bone, front and back the
+            // chest.
+            let over = smoothstep(0.2, 0.9, flat.y);
+            let under = smoothstep(0.2, 0.9, -flat.y);
+            let inner_binding: Binding = [
+                (driver(rig, rig.char_bones + 2 + s), under),
+                (driver(rig, rig.char_bones + s), over),
+                (driver(rig, rig.bones.chest), 1.0 - over - under),
+                (0, 0.0),
+            ];
+            let mut w = Vec::with_capacity(8);
+            w.extend(inner_binding.iter().map(|&(d, x)| (d, x * (1.0 - f))));
+            w.extend(outer_binding.iter().map(|&(d, x)| (d, x * f)));
+            m.positions.push(p);
+            m.normals.push(normal);
+            m.uvs.push([i as f32 / around as f32 * 2.0, -0.3 + f * 0.4]);
+            m.binding.push(mix_bindings(&w));
+        }
+    }
+    ring_strip(
+        &mut m.indices,
+        band_first,
+        band_rings as u32,
+        around as u32,
+        s == 0,
+    );
 }
 
 /// The hood, down: a rounded cowl lying on the upper back, its face opening turned up behind

@@ -1,10 +1,13 @@
-//! The animated character and the jacket rig.
+//! What loads, animates and dresses a character: the skeleton and its clips with root motion,
+//! CPU skinning, the collision ellipsoids, the jacket rig, the scene that plays a clip with the
+//! cloth on, and what is measured there.
 //!
-//! The character is data: a glTF 2.0 binary file (`assets/character.glb`) holding the skeleton,
-//! the skinned body mesh, the animation clips (with root motion on the root node) and the
-//! collision ellipsoids (nodes named `ellipsoid_*` parented to bones; their translation,
-//! rotation and scale are the ellipsoid's centre, orientation and three radii in the bone's
-//! space). [`generate`] builds that file deterministically; [`Character`] loads it.
+//! A character is data: a glTF 2.0 binary file holding the skeleton, the skinned body mesh,
+//! the animation clips (with root motion on the root node) and the collision ellipsoids (nodes
+//! named `ellipsoid_*` parented to bones; their translation, rotation and scale are the
+//! ellipsoid's centre, orientation and three radii in the bone's space). [`Character`] loads
+//! it. The built-in mannequin (`assets/character.glb`) is one such file; its generator is a
+//! build tool in `tools/make-assets/`, not part of this module.
 //!
 //! Spaces:
 //! - *world*: metres, right-handed, +Y up.
@@ -34,7 +37,6 @@ mod character;
 mod clip;
 pub mod drift;
 mod ellipsoid;
-pub mod generate;
 pub mod jacket;
 mod mesh;
 pub mod metrics;

@@ -8,9 +8,9 @@
 
 use glam::{Quat, Vec3};
 
-use super::body::{self, b, side_sign, BoneDef};
-use super::dmath::{self, curve, deg, rx, ry, rz, smootherstep, smoothstep};
-use crate::sim::Frame;
+use crate::body::{self, b, side_sign, BoneDef};
+use crate::dmath::{self, curve, deg, rx, ry, rz, smootherstep, smoothstep};
+use crate::frame::Frame;
 
 /// Keys per second of the baked clips (each clip's key spacing is adjusted so a whole number
 /// of intervals spans its duration).
@@ -307,10 +307,9 @@ struct ClipDef {
     spec: SpecFn,
 }
 
-/// Bakes every clip.
-pub fn clips(bones: &[BoneDef]) -> Vec<BakedClip> {
-    let rig = Rig::new(bones);
-    let defs = vec![
+/// The built-in character's clips, in file order: the one list of what it holds.
+fn defs() -> Vec<ClipDef> {
+    vec![
         idle(),
         gait("walk", Gait::WALK),
         gait("run", Gait::RUN),
@@ -320,8 +319,18 @@ pub fn clips(bones: &[BoneDef]) -> Vec<BakedClip> {
         jump(),
         arms_raise(),
         aim(),
-    ];
-    defs.into_iter().map(|d| bake(&rig, d)).collect()
+    ]
+}
+
+/// Every clip's name and whether it loops, in file order.
+pub fn clip_list() -> Vec<(&'static str, bool)> {
+    defs().iter().map(|d| (d.name, d.looping)).collect()
+}
+
+/// Bakes every clip.
+pub fn clips(bones: &[BoneDef]) -> Vec<BakedClip> {
+    let rig = Rig::new(bones);
+    defs().into_iter().map(|d| bake(&rig, d)).collect()
 }
 
 fn bake(rig: &Rig, def: ClipDef) -> BakedClip {

@@ -3,7 +3,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::dmath;
+use crate::dmath;
 
 /// Bone indices of the generated skeleton (parents first).
 pub mod b {
@@ -225,182 +225,210 @@ struct Body {
 const LIMB_LEG: [usize; 2] = [0, 1];
 const LIMB_ARM: [usize; 2] = [2, 3];
 
+/// The trunk: pelvis, belly, chest, neck and head.
+fn trunk_parts() -> Vec<Part> {
+    let mut parts = Vec::new();
+    let mut add = |bone: usize, group: Group, shape: Shape| parts.push(Part { bone, group, shape });
+    use Group::*;
+    add(
+        b::PELVIS,
+        Trunk,
+        Shape::ellipsoid(Vec3::new(0.0, 0.955, -0.01), Vec3::new(0.165, 0.12, 0.115)),
+    );
+    add(
+        b::PELVIS,
+        Trunk,
+        Shape::ellipsoid(Vec3::new(0.0, 0.93, -0.035), Vec3::new(0.15, 0.09, 0.085)),
+    );
+    add(
+        b::SPINE,
+        Trunk,
+        Shape::ellipsoid(Vec3::new(0.0, 1.12, 0.005), Vec3::new(0.14, 0.15, 0.1)),
+    );
+    add(
+        b::CHEST,
+        Trunk,
+        Shape::ellipsoid(Vec3::new(0.0, 1.30, 0.005), Vec3::new(0.16, 0.17, 0.11)),
+    );
+    add(
+        b::CHEST,
+        Trunk,
+        Shape::ellipsoid(Vec3::new(0.0, 1.405, -0.015), Vec3::new(0.175, 0.075, 0.09)),
+    );
+    add(
+        b::NECK,
+        Trunk,
+        Shape::RoundCone {
+            a: Vec3::new(0.0, 1.43, -0.02),
+            b: Vec3::new(0.0, 1.62, 0.0),
+            ra: 0.058,
+            rb: 0.05,
+        },
+    );
+    add(
+        b::HEAD,
+        Trunk,
+        Shape::ellipsoid(Vec3::new(0.0, 1.70, 0.005), Vec3::new(0.078, 0.10, 0.095)),
+    );
+    add(
+        b::HEAD,
+        Trunk,
+        Shape::ellipsoid(Vec3::new(0.0, 1.64, 0.035), Vec3::new(0.06, 0.055, 0.065)),
+    );
+    add(
+        b::HEAD,
+        Trunk,
+        Shape::ellipsoid(Vec3::new(0.0, 1.69, 0.1), Vec3::new(0.013, 0.024, 0.02)),
+    );
+    parts
+}
+
+/// The shoulder: from the chest out to the upper arm, blended with the trunk.
+fn shoulder_part(bones: &[BoneDef], side: usize) -> Part {
+    let s = side_sign(side);
+    Part {
+        bone: b::clavicle(side),
+        group: Group::Trunk,
+        shape: Shape::RoundCone {
+            a: Vec3::new(0.04 * s, 1.45, -0.01),
+            b: bones[b::upperarm(side)].pos,
+            ra: 0.05,
+            rb: 0.055,
+        },
+    }
+}
+
+/// One arm: upper arm, forearm, and the hand (palm, fingers, thumb).
+fn arm_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
+    let p = |i: usize| bones[i].pos;
+    let s = side_sign(side);
+    let mut parts = Vec::new();
+    let mut add = |bone: usize, group: Group, shape: Shape| parts.push(Part { bone, group, shape });
+    let g = Group::Limb(LIMB_ARM[side]);
+    let sh = p(b::upperarm(side));
+    let el = p(b::forearm(side));
+    let wr = p(b::hand(side));
+    let dir = arm_dir(side);
+    add(
+        b::upperarm(side),
+        g,
+        Shape::RoundCone {
+            a: sh,
+            b: el,
+            ra: 0.056,
+            rb: 0.04,
+        },
+    );
+    add(
+        b::forearm(side),
+        g,
+        Shape::RoundCone {
+            a: el,
+            b: wr,
+            ra: 0.042,
+            rb: 0.027,
+        },
+    );
+    // Hand: palm faces the thigh (inward-down), thumb forward.
+    let palm_n = Vec3::new(-s, -1.0, 0.0).normalize();
+    let axes = [dir, Vec3::Z, palm_n];
+    add(
+        b::hand(side),
+        g,
+        Shape::Ellipsoid {
+            c: wr + dir * 0.055,
+            axes,
+            r: Vec3::new(0.06, 0.045, 0.02),
+        },
+    );
+    add(
+        b::hand(side),
+        g,
+        Shape::Ellipsoid {
+            c: wr + dir * 0.125,
+            axes,
+            r: Vec3::new(0.055, 0.04, 0.014),
+        },
+    );
+    add(
+        b::hand(side),
+        g,
+        Shape::RoundCone {
+            a: wr + dir * 0.03 + Vec3::Z * 0.025,
+            b: wr + dir * 0.09 + Vec3::Z * 0.05 + palm_n * 0.01,
+            ra: 0.014,
+            rb: 0.011,
+        },
+    );
+    parts
+}
+
+/// One leg: thigh, calf and foot.
+fn leg_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
+    let p = |i: usize| bones[i].pos;
+    let s = side_sign(side);
+    let mut parts = Vec::new();
+    let mut add = |bone: usize, group: Group, shape: Shape| parts.push(Part { bone, group, shape });
+    let g = Group::Limb(LIMB_LEG[side]);
+    let hip = p(b::thigh(side));
+    let knee = p(b::calf(side));
+    let ankle = p(b::foot(side));
+    add(
+        b::thigh(side),
+        g,
+        Shape::RoundCone {
+            a: hip + Vec3::new(0.005 * s, 0.0, 0.0),
+            b: knee,
+            ra: 0.083,
+            rb: 0.05,
+        },
+    );
+    add(
+        b::calf(side),
+        g,
+        Shape::RoundCone {
+            a: knee,
+            b: ankle,
+            ra: 0.048,
+            rb: 0.032,
+        },
+    );
+    add(
+        b::calf(side),
+        g,
+        Shape::ellipsoid(
+            knee + Vec3::new(0.0, -0.13, -0.02),
+            Vec3::new(0.046, 0.1, 0.048),
+        ),
+    );
+    add(
+        b::foot(side),
+        g,
+        Shape::ellipsoid(
+            ankle + Vec3::new(0.0, -0.035, 0.055),
+            Vec3::new(0.045, 0.045, 0.125),
+        ),
+    );
+    add(
+        b::foot(side),
+        g,
+        Shape::ellipsoid(
+            ankle + Vec3::new(0.0, -0.04, -0.035),
+            Vec3::new(0.036, 0.04, 0.045),
+        ),
+    );
+    parts
+}
+
 impl Body {
+    /// The body's shapes: the trunk, then per side the shoulder, the arm and hand, the leg and
+    /// foot. The order is the blend order (see [`Body::dist`]), so it shapes the surface.
     fn new(bones: &[BoneDef]) -> Self {
-        let p = |i: usize| bones[i].pos;
-        let mut parts = Vec::new();
-        let mut add =
-            |bone: usize, group: Group, shape: Shape| parts.push(Part { bone, group, shape });
-        use Group::*;
-        // Trunk.
-        add(
-            b::PELVIS,
-            Trunk,
-            Shape::ellipsoid(Vec3::new(0.0, 0.955, -0.01), Vec3::new(0.165, 0.12, 0.115)),
-        );
-        add(
-            b::PELVIS,
-            Trunk,
-            Shape::ellipsoid(Vec3::new(0.0, 0.93, -0.035), Vec3::new(0.15, 0.09, 0.085)),
-        );
-        add(
-            b::SPINE,
-            Trunk,
-            Shape::ellipsoid(Vec3::new(0.0, 1.12, 0.005), Vec3::new(0.14, 0.15, 0.1)),
-        );
-        add(
-            b::CHEST,
-            Trunk,
-            Shape::ellipsoid(Vec3::new(0.0, 1.30, 0.005), Vec3::new(0.16, 0.17, 0.11)),
-        );
-        add(
-            b::CHEST,
-            Trunk,
-            Shape::ellipsoid(Vec3::new(0.0, 1.405, -0.015), Vec3::new(0.175, 0.075, 0.09)),
-        );
-        add(
-            b::NECK,
-            Trunk,
-            Shape::RoundCone {
-                a: Vec3::new(0.0, 1.43, -0.02),
-                b: Vec3::new(0.0, 1.62, 0.0),
-                ra: 0.058,
-                rb: 0.05,
-            },
-        );
-        add(
-            b::HEAD,
-            Trunk,
-            Shape::ellipsoid(Vec3::new(0.0, 1.70, 0.005), Vec3::new(0.078, 0.10, 0.095)),
-        );
-        add(
-            b::HEAD,
-            Trunk,
-            Shape::ellipsoid(Vec3::new(0.0, 1.64, 0.035), Vec3::new(0.06, 0.055, 0.065)),
-        );
-        add(
-            b::HEAD,
-            Trunk,
-            Shape::ellipsoid(Vec3::new(0.0, 1.69, 0.1), Vec3::new(0.013, 0.024, 0.02)),
-        );
+        let mut parts = trunk_parts();
         for side in 0..2 {
-            let s = side_sign(side);
-            add(
-                b::clavicle(side),
-                Trunk,
-                Shape::RoundCone {
-                    a: Vec3::new(0.04 * s, 1.45, -0.01),
-                    b: p(b::upperarm(side)),
-                    ra: 0.05,
-                    rb: 0.055,
-                },
-            );
-            // Arm.
-            let g = Limb(LIMB_ARM[side]);
-            let sh = p(b::upperarm(side));
-            let el = p(b::forearm(side));
-            let wr = p(b::hand(side));
-            let dir = arm_dir(side);
-            add(
-                b::upperarm(side),
-                g,
-                Shape::RoundCone {
-                    a: sh,
-                    b: el,
-                    ra: 0.056,
-                    rb: 0.04,
-                },
-            );
-            add(
-                b::forearm(side),
-                g,
-                Shape::RoundCone {
-                    a: el,
-                    b: wr,
-                    ra: 0.042,
-                    rb: 0.027,
-                },
-            );
-            // Hand: palm faces the thigh (inward-down), thumb forward.
-            let palm_n = Vec3::new(-s, -1.0, 0.0).normalize();
-            let axes = [dir, Vec3::Z, palm_n];
-            add(
-                b::hand(side),
-                g,
-                Shape::Ellipsoid {
-                    c: wr + dir * 0.055,
-                    axes,
-                    r: Vec3::new(0.06, 0.045, 0.02),
-                },
-            );
-            add(
-                b::hand(side),
-                g,
-                Shape::Ellipsoid {
-                    c: wr + dir * 0.125,
-                    axes,
-                    r: Vec3::new(0.055, 0.04, 0.014),
-                },
-            );
-            add(
-                b::hand(side),
-                g,
-                Shape::RoundCone {
-                    a: wr + dir * 0.03 + Vec3::Z * 0.025,
-                    b: wr + dir * 0.09 + Vec3::Z * 0.05 + palm_n * 0.01,
-                    ra: 0.014,
-                    rb: 0.011,
-                },
-            );
-            // Leg.
-            let g = Limb(LIMB_LEG[side]);
-            let hip = p(b::thigh(side));
-            let knee = p(b::calf(side));
-            let ankle = p(b::foot(side));
-            add(
-                b::thigh(side),
-                g,
-                Shape::RoundCone {
-                    a: hip + Vec3::new(0.005 * s, 0.0, 0.0),
-                    b: knee,
-                    ra: 0.083,
-                    rb: 0.05,
-                },
-            );
-            add(
-                b::calf(side),
-                g,
-                Shape::RoundCone {
-                    a: knee,
-                    b: ankle,
-                    ra: 0.048,
-                    rb: 0.032,
-                },
-            );
-            add(
-                b::calf(side),
-                g,
-                Shape::ellipsoid(
-                    knee + Vec3::new(0.0, -0.13, -0.02),
-                    Vec3::new(0.046, 0.1, 0.048),
-                ),
-            );
-            add(
-                b::foot(side),
-                g,
-                Shape::ellipsoid(
-                    ankle + Vec3::new(0.0, -0.035, 0.055),
-                    Vec3::new(0.045, 0.045, 0.125),
-                ),
-            );
-            add(
-                b::foot(side),
-                g,
-                Shape::ellipsoid(
-                    ankle + Vec3::new(0.0, -0.04, -0.035),
-                    Vec3::new(0.036, 0.04, 0.045),
-                ),
-            );
+            parts.push(shoulder_part(bones, side));
+            parts.extend(arm_parts(bones, side));
+            parts.extend(leg_parts(bones, side));
         }
         Self { parts }
     }

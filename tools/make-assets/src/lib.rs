@@ -1,21 +1,29 @@
-//! The asset generator: builds `assets/character.glb` from code, deterministically.
+//! The built-in character's generator: a mannequin (skeleton, skinned body, collision
+//! ellipsoids) and its clips, written as `assets/character.glb` deterministically.
 //!
-//! `cargo run --features rig --bin make-assets` writes the file; a test checks that the
-//! committed file equals [`character_glb`]'s output byte for byte. The generator uses only
-//! IEEE arithmetic and square roots (no C-library trigonometry, see `dmath`), so the bytes
-//! do not depend on the machine's libm.
+//! A build tool, not part of the tuner: `cargo run --release -p cloth-tuner-assets` writes the
+//! file, and the tuner's `tests/rig_assets.rs` checks that the committed file equals
+//! [`character_glb`]'s output byte for byte. The generator uses only IEEE arithmetic and square
+//! roots (no C-library trigonometry, see [`dmath`]), so the bytes do not depend on the
+//! machine's libm.
 
 pub mod body;
 pub mod dmath;
+pub mod frame;
 pub mod motion;
 
 use glam::{Mat4, Vec3};
 use serde_json::{json, Value};
 
-use super::character::ELLIPSOID_PREFIX;
+use body::{BodyMesh, BoneDef, EllipsoidDef};
+use motion::BakedClip;
 
-/// Where the generated character lives, relative to the crate root.
+/// Where the generated character lives, relative to the workspace root.
 pub const CHARACTER_PATH: &str = "assets/character.glb";
+
+/// Name prefix of the nodes that carry collision ellipsoids. The tuner's loader looks for the
+/// same prefix; `tests/rig_assets.rs` checks that it finds every ellipsoid written here.
+pub const ELLIPSOID_PREFIX: &str = "ellipsoid_";
 
 /// The complete character as glTF 2.0 binary bytes.
 pub fn character_glb() -> Vec<u8> {
@@ -24,10 +32,55 @@ pub fn character_glb() -> Vec<u8> {
     let ellipsoids = body::ellipsoids(&bones);
     let clips = motion::clips(&bones);
 
-    let mut bin = Bin::default();
-    let mut nodes: Vec<Value> = Vec::new();
+    // Bone nodes first, then the body, then the ellipsoids: node i is bone i, so joint
+    // indices and animation targets are bone indices.
+    let mut nodes = bone_nodes(&bones);
+    let body_node = nodes.len();
+    nodes.push(json!({ "name": "body", "mesh": 0, "skin": 0 }));
+    add_ellipsoid_nodes(&mut nodes, &bones, &ellipsoids);
 
-    // Bones: node i is bone i; rest transforms are translations from the parent.
+    let mut bin = Bin::default();
+    let primitive = mesh_primitive(&mut bin, &mesh);
+    // The bind pose is the rest pose, every bone unrotated: each inverse bind matrix undoes
+    // its bone's position.
+    let ibm: Vec<f32> = bones
+        .iter()
+        .flat_map(|b| Mat4::from_translation(-b.pos).to_cols_array())
+        .collect();
+    let a_ibm = bin.floats(&ibm, "MAT4", None, None);
+    let animations: Vec<Value> = clips.iter().map(|clip| animation(&mut bin, clip)).collect();
+
+    let joints: Vec<usize> = (0..bones.len()).collect();
+    let doc = json!({
+        "asset": {
+            "version": "2.0",
+            "generator": "cloth-tuner make-assets",
+            "extras": {
+                "units": "metres, +Y up, facing +Z; character space = the root bone's frame",
+            },
+        },
+        "scene": 0,
+        "scenes": [{ "name": "character", "nodes": [body::b::ROOT, body_node] }],
+        "nodes": nodes,
+        "skins": [{ "name": "skeleton", "joints": joints, "skeleton": body::b::ROOT, "inverseBindMatrices": a_ibm }],
+        "meshes": [{ "name": "body", "primitives": [primitive] }],
+        "materials": [{
+            "name": "mannequin",
+            "pbrMetallicRoughness": { "baseColorFactor": [0.72, 0.70, 0.66, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.7 },
+        }],
+        "animations": animations,
+        "buffers": [{ "byteLength": bin.data.len() }],
+        "bufferViews": bin.views,
+        "accessors": bin.accessors,
+    });
+    let json_bytes = serde_json::to_vec(&doc).unwrap_or_default();
+    glb(json_bytes, bin.data)
+}
+
+/// One node per bone, its rest transform a translation from the parent (every bone's rest
+/// orientation is the identity).
+fn bone_nodes(bones: &[BoneDef]) -> Vec<Value> {
+    let mut nodes = Vec::with_capacity(bones.len());
     for (i, bone) in bones.iter().enumerate() {
         let local = bone.pos - bone.parent.map_or(Vec3::ZERO, |p| bones[p].pos);
         let mut node = json!({ "name": bone.name });
@@ -42,12 +95,14 @@ pub fn character_glb() -> Vec<u8> {
         }
         nodes.push(node);
     }
+    nodes
+}
 
-    // Collision ellipsoids: children of their bones; translation/rotation/scale = centre,
-    // orientation and radii in the bone's space.
-    let first_ellipsoid = bones.len() + 1;
-    for (k, e) in ellipsoids.iter().enumerate() {
-        let node_index = first_ellipsoid + k;
+/// Appends the collision ellipsoids as children of their bones: translation, rotation and
+/// scale are the centre, orientation and radii in the bone's space.
+fn add_ellipsoid_nodes(nodes: &mut Vec<Value>, bones: &[BoneDef], ellipsoids: &[EllipsoidDef]) {
+    for e in ellipsoids {
+        let node_index = nodes.len();
         let bone_pos = bones[e.bone].pos;
         nodes.push(json!({
             "name": format!("{ELLIPSOID_PREFIX}{}", e.name),
@@ -62,8 +117,10 @@ pub fn character_glb() -> Vec<u8> {
             None => parent["children"] = json!([node_index]),
         }
     }
+}
 
-    // Mesh.
+/// Writes the body mesh's vertex attributes and indices; returns its glTF primitive.
+fn mesh_primitive(bin: &mut Bin, mesh: &BodyMesh) -> Value {
     let pos: Vec<f32> = mesh.positions.iter().flat_map(|p| p.to_array()).collect();
     let (lo, hi) = mesh.positions.iter().fold(
         (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
@@ -82,112 +139,73 @@ pub fn character_glb() -> Vec<u8> {
     } else {
         bin.u32s(&mesh.indices, "SCALAR", Some(ELEMENT_ARRAY_BUFFER))
     };
-    let ibm: Vec<f32> = bones
-        .iter()
-        .flat_map(|b| Mat4::from_translation(-b.pos).to_cols_array())
-        .collect();
-    let a_ibm = bin.floats(&ibm, "MAT4", None, None);
-    let body_node = bones.len();
-    nodes.insert(body_node, json!({ "name": "body", "mesh": 0, "skin": 0 }));
+    json!({
+        "attributes": { "POSITION": a_pos, "NORMAL": a_nrm, "JOINTS_0": a_jts, "WEIGHTS_0": a_wts },
+        "indices": a_idx,
+        "material": 0,
+    })
+}
 
-    // Animations: root motion on the root node, the pelvis translation, every bone's rotation.
-    let mut animations = Vec::new();
-    for clip in &clips {
-        let t_min = clip.times.first().copied().unwrap_or(0.0);
-        let t_max = clip.times.last().copied().unwrap_or(0.0);
-        let a_time = bin.floats(
-            &clip.times,
-            "SCALAR",
-            None,
-            Some((json!([t_min]), json!([t_max]))),
-        );
-        let mut samplers = Vec::new();
-        let mut channels = Vec::new();
-        let mut add = |bin: &mut Bin, node: usize, path: &str, data: Vec<f32>, ty: &str| {
-            let out = bin.floats(&data, ty, None, None);
-            channels.push(
-                json!({ "sampler": samplers.len(), "target": { "node": node, "path": path } }),
-            );
-            samplers.push(json!({ "input": a_time, "output": out, "interpolation": "LINEAR" }));
-        };
-        add(
-            &mut bin,
-            body::b::ROOT,
-            "translation",
-            clip.root
-                .iter()
-                .flat_map(|f| f.translation.to_array())
-                .collect(),
-            "VEC3",
-        );
-        add(
-            &mut bin,
-            body::b::ROOT,
-            "rotation",
-            clip.root
-                .iter()
-                .flat_map(|f| f.rotation.to_array())
-                .collect(),
-            "VEC4",
-        );
-        add(
-            &mut bin,
-            body::b::PELVIS,
-            "translation",
-            clip.pelvis.iter().flat_map(|p| p.to_array()).collect(),
-            "VEC3",
-        );
-        for bone in 1..body::b::COUNT {
-            let data = clip
-                .rotations
-                .iter()
-                .flat_map(|r| r[bone].to_array())
-                .collect();
-            add(&mut bin, bone, "rotation", data, "VEC4");
-        }
-        animations.push(json!({
-            "name": clip.name,
-            "channels": channels,
-            "samplers": samplers,
-            "extras": { "looping": clip.looping },
-        }));
+/// One clip as a glTF animation with linear keys: root motion on the root node, the pelvis
+/// translation, every bone's rotation. The looping flag goes in the extras.
+fn animation(bin: &mut Bin, clip: &BakedClip) -> Value {
+    let t_min = clip.times.first().copied().unwrap_or(0.0);
+    let t_max = clip.times.last().copied().unwrap_or(0.0);
+    let a_time = bin.floats(
+        &clip.times,
+        "SCALAR",
+        None,
+        Some((json!([t_min]), json!([t_max]))),
+    );
+    let mut samplers = Vec::new();
+    let mut channels = Vec::new();
+    let mut add = |bin: &mut Bin, node: usize, path: &str, data: Vec<f32>, ty: &str| {
+        let out = bin.floats(&data, ty, None, None);
+        channels
+            .push(json!({ "sampler": samplers.len(), "target": { "node": node, "path": path } }));
+        samplers.push(json!({ "input": a_time, "output": out, "interpolation": "LINEAR" }));
+    };
+    add(
+        bin,
+        body::b::ROOT,
+        "translation",
+        clip.root
+            .iter()
+            .flat_map(|f| f.translation.to_array())
+            .collect(),
+        "VEC3",
+    );
+    add(
+        bin,
+        body::b::ROOT,
+        "rotation",
+        clip.root
+            .iter()
+            .flat_map(|f| f.rotation.to_array())
+            .collect(),
+        "VEC4",
+    );
+    add(
+        bin,
+        body::b::PELVIS,
+        "translation",
+        clip.pelvis.iter().flat_map(|p| p.to_array()).collect(),
+        "VEC3",
+    );
+    for bone in 1..body::b::COUNT {
+        let data = clip
+            .rotations
+            .iter()
+            .flat_map(|r| r[bone].to_array())
+            .collect();
+        add(bin, bone, "rotation", data, "VEC4");
     }
-
-    // Bone nodes come before the body node and the ellipsoid nodes after it, so joint
-    // indices, animation targets and the ellipsoids' child indices are already final.
-
-    let joints: Vec<usize> = (0..bones.len()).collect();
-    let doc = json!({
-        "asset": {
-            "version": "2.0",
-            "generator": "cloth-tuner make-assets",
-            "extras": {
-                "units": "metres, +Y up, facing +Z; character space = the root bone's frame",
-            },
-        },
-        "scene": 0,
-        "scenes": [{ "name": "character", "nodes": [body::b::ROOT, body_node] }],
-        "nodes": nodes,
-        "skins": [{ "name": "skeleton", "joints": joints, "skeleton": body::b::ROOT, "inverseBindMatrices": a_ibm }],
-        "meshes": [{
-            "name": "body",
-            "primitives": [{
-                "attributes": { "POSITION": a_pos, "NORMAL": a_nrm, "JOINTS_0": a_jts, "WEIGHTS_0": a_wts },
-                "indices": a_idx,
-                "material": 0,
-            }],
-        }],
-        "materials": [{
-            "name": "mannequin",
-            "pbrMetallicRoughness": { "baseColorFactor": [0.72, 0.70, 0.66, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.7 },
-        }],
-        "animations": animations,
-        "buffers": [{ "byteLength": bin.data.len() }],
-        "bufferViews": bin.views,
-        "accessors": bin.accessors,
-    });
-    let json_bytes = serde_json::to_vec(&doc).unwrap_or_default();
-    glb(json_bytes, bin.data)
+    json!({
+        "name": clip.name,
+        "channels": channels,
+        "samplers": samplers,
+        "extras": { "looping": clip.looping },
+    })
 }
 
 fn vec3(v: Vec3) -> Value {
