@@ -142,6 +142,7 @@ pub struct Cloth {
     params: FabricParams,
     stretch: LinkList,
     shear_bend: LinkList,
+    /// The vertical links top-down and the rows, for the hard pass.
     hard: HardPass,
     /// Every link sorted top-down for the deformation limit, the lower end taking the whole
     /// correction (the upper one is already solved), or half each on the same row.
