@@ -10,9 +10,10 @@ use glam::{Mat4, Vec3};
 use super::jacket::{bone_from_axes, JacketError, JacketFrame, JacketLayout, JacketRig};
 use super::{skin, Character, Pose};
 use crate::preset::{Garment, Preset};
+use crate::sim::world_motion::carry;
 use crate::sim::{
     clear_point_on_sphere, push_out_all, swing_clear, Cloth, Collider, ConstraintKind,
-    FabricParams, Frame, StepInput,
+    FabricParams, Frame, StepInput, WorldMotion,
 };
 
 /// Rounds of pushing a reference point out of the body and swinging it back onto the sphere
@@ -357,8 +358,8 @@ impl Scene {
 
     /// Moves the character in the world by `by` (applied in world space, on top of the clip's
     /// root motion) from the next step on, in one frame: a game's teleport or camera cut. The
-    /// pose and the cloth in character space are untouched; the cloth sees the jump as
-    /// character motion (a jump past [`crate::sim::TELEPORT_DISTANCE`] or
+    /// pose and the cloth in character space are untouched; the cloth and the hood see the jump
+    /// as character motion (a jump past [`crate::sim::TELEPORT_DISTANCE`] or
     /// [`crate::sim::TELEPORT_ANGLE`] is a cut and adds no world motion). Teleports add up;
     /// [`Scene::reset`] puts the character back at the clip's own start.
     pub fn teleport(&mut self, by: Frame) {
@@ -533,19 +534,17 @@ impl Scene {
     }
 
     /// The hood's pendulum: Verlet in character space with the cloth's damping and world
-    /// fraction, then held at its length from the hood bone's origin.
+    /// motion (its fraction and its cuts, [`WorldMotion`]), then held at its length from the
+    /// hood bone's origin.
     fn step_pendulum(&mut self) {
         let p = self.cloth.params();
         let pd = &mut self.pendulum;
-        let delta = self.root.inverse().mul(&self.last_root);
-        let f = p.world_motion_fraction;
-        if delta.translation.length() < crate::sim::TELEPORT_DISTANCE {
-            let m = Frame::new(
-                glam::Quat::IDENTITY.slerp(delta.rotation, f),
-                delta.translation * f,
-            );
-            pd.pos = m.transform_point(pd.pos);
-            pd.prev = m.transform_point(pd.prev);
+        // The cloth's world-motion rule: a cut adds no motion.
+        let motion = WorldMotion::between(&self.last_root, &self.root);
+        if !motion.is_cut() {
+            if let Some(m) = motion.fraction(p.world_motion_fraction) {
+                carry(&m, &mut pd.pos, &mut pd.prev);
+            }
         }
         let gravity = self.root.rotation.inverse() * Vec3::new(0.0, -p.gravity, 0.0);
         let origin = self.model[self.neck].transform_point3(pd.origin_local);

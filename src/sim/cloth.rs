@@ -1,33 +1,37 @@
 //! The cloth: topology plus the state that changes every step, and the step itself.
 //!
-//! One step, in order (see docs in the README's "The simulation" section):
-//! 1. world motion: the character's motion since the last step, a fraction of it, is fed back
-//!    as an inertial offset of the particles (they live in character space);
-//! 2. wind on each triangle, then Verlet integration with the particle's own damping
-//!    (interior, edge, or contact when it touched a collider last step);
-//! 3. `iterations` relaxation passes: stretch links, then shear/bend links, each group with
-//!    its own stiffness, weighted by inverse mass, then collisions; optionally Provot's
-//!    deformation limit;
-//! 4. collisions (push out of every collider, remember the contact; a particle deep inside
+//! One solver step ([`Cloth::substep`]), in order (`docs/preset-format.md`, "The step", gives
+//! every formula):
+//! 1. world motion: a fraction of the character's motion since the last step is fed back as an
+//!    inertial offset of the free particles, which live in character space (a cut adds none;
+//!    [`super::world_motion`]);
+//! 2. pins: the top row goes to its reference points;
+//! 3. wind on each triangle ([`super::wind`]);
+//! 4. Verlet integration with the particle's own damping (interior, edge, or contact when it
+//!    touched a collider last step), gravity and wind;
+//! 5. `iterations` relaxation passes: stretch links, then shear/bend links, each group with its
+//!    own stiffness, weighted by inverse mass, with the colliders between passes;
+//! 6. optionally Provot's deformation limit;
+//! 7. explosion check: a non-finite or exploded state resets the cloth to the reference pose
+//!    and ends the step;
+//! 8. collisions (push out of every collider, remember the contact; a particle deep inside
 //!    leaves toward its reference point, the side it belongs on);
-//! 5. max distance from the reference pose;
-//! 6. hard constraints, top-down, moving only the lower particle (kept at rest length and, where
-//!    it can, out of the colliders by swinging it around its upper neighbour);
-//! 7. after the hard pass: a particle it pulled into a collider is pushed out again, and one it
-//!    left beyond its max distance is clamped again (both counted in [`ClothStats`]); a
-//!    non-finite or exploded state resets the cloth to the reference pose.
+//! 9. max distance from the reference pose;
+//! 10. the hard pass ([`super::hard_pass`]): columns top-down at rest length, moving only the
+//!     lower particle, kept out of the colliders and within its max distance by swinging it
+//!     around its upper neighbour; then a particle left past its max distance is clamped again
+//!     (counted in [`ClothStats`]).
 //!
 //! Nothing in [`Cloth::step`] allocates.
 
 use glam::{Quat, Vec3};
 
-use super::collision::{
-    across, clear_point_on_sphere, least_deep_point_on_sphere, push_out_all, reachable_cap,
-    swing_clear, Collider, Rim,
-};
+use super::collision::Collider;
+use super::hard_pass::{HardInput, HardPass};
 use super::params::FabricParams;
 use super::topology::{interleave, ConstraintKind, Link, Topology};
 use super::wind::{triangle_wind, wind_velocity, Air};
+use super::world_motion::{carry, WorldMotion};
 use super::Frame;
 
 /// A particle further than this many times its max distance from its reference point (and at
@@ -36,19 +40,6 @@ pub const EXPLODE_FACTOR: f32 = 10.0;
 /// The floor of the explosion distance, metres, so a max distance of 0 does not reset on a
 /// rounding error.
 pub const EXPLODE_MIN_DISTANCE: f32 = 0.1;
-/// Character motion above this many metres in one step is a cut (a teleport), not motion: the
-/// world-motion offset is skipped for that step.
-pub const TELEPORT_DISTANCE: f32 = 2.0;
-/// Character turning above this many radians in one step is a cut too.
-pub const TELEPORT_ANGLE: f32 = 1.0;
-/// Sweeps over the colliders in the final collision pass.
-const FINAL_COLLISION_SWEEPS: usize = 4;
-/// Collision corrections per particle inside the hard pass.
-const HARD_COLLISION_PASSES: usize = 6;
-/// How deep (metres, past the collider's surface, margin not counted) the hard pass may leave a
-/// particle to keep its link at rest length and within its max distance, where no point is both
-/// clear and within reach.
-pub const HARD_TOLERATED_DEPTH: f32 = 0.005;
 /// Colliders the substep buffers hold without growing (more allocate once, on the first step
 /// that has them).
 const COLLIDER_CAPACITY: usize = 32;
@@ -151,14 +142,8 @@ pub struct Cloth {
     params: FabricParams,
     stretch: LinkList,
     shear_bend: LinkList,
-    hard: Vec<Link>,
-    /// Horizontal stretch links by row (`row_links[row_start[r]..row_start[r + 1]]`), for the
-    /// sideways limit inside the hard pass.
-    row_links: Vec<Link>,
-    row_start: Vec<usize>,
-    /// Per particle: its upper neighbour and the rest length to it (`u32::MAX` for the top
-    /// row).
-    up: Vec<(u32, f32)>,
+    /// The vertical links top-down and the rows, for the hard pass.
+    hard: HardPass,
     /// Every link sorted top-down for the deformation limit, the lower end taking the whole
     /// correction (the upper one is already solved), or half each on the same row.
     limit: Vec<Proj>,
@@ -226,15 +211,7 @@ impl Cloth {
         };
         let stretch = LinkList::new(order(|k| k.is_stretch()));
         let shear_bend = LinkList::new(order(|k| !k.is_stretch()));
-        let hard = topo.hard_links();
-        let row_links = topo.links_top_down(ConstraintKind::StretchHorizontal);
-        let row_start = (0..=topo.rows)
-            .map(|r| row_links.partition_point(|l| topo.row(l.a as usize) < r))
-            .collect();
-        let mut up = vec![(u32::MAX, 0.0f32); n];
-        for l in &hard {
-            up[l.b as usize] = (l.a, l.rest);
-        }
+        let hard = HardPass::new(&topo);
         let mut limit: Vec<Proj> = topo
             .links
             .iter()
@@ -263,9 +240,6 @@ impl Cloth {
             stretch,
             shear_bend,
             hard,
-            row_links,
-            row_start,
-            up,
             inv_mass: vec![0.0; n],
             max_distance: vec![0.0; n],
             pos: topo.rest.clone(),
@@ -491,7 +465,9 @@ impl Cloth {
             // The last step's inputs are there once a step has run since the start or a reset
             // (the step that remembers the frame also keeps the reference points and colliders).
             let has_last = self.last_frame.is_some();
-            let start_frame = self.last_frame.filter(|last| !is_cut(last, &input.frame));
+            let start_frame = self
+                .last_frame
+                .filter(|last| !WorldMotion::between(last, &input.frame).is_cut());
             let same_colliders = has_last && self.last_colliders.len() == input.colliders.len();
             let mut report = StepReport::default();
             for k in 1..=n {
@@ -535,9 +511,8 @@ impl Cloth {
         Ok(report)
     }
 
-    /// One solver step of `dt` seconds (`dt_time`, the same in f64, advances the clock).
-    // The loops walk several per-particle arrays in step; indexing by particle reads clearest.
-    #[allow(clippy::needless_range_loop)]
+    /// One solver step of `dt` seconds (`dt_time`, the same in f64, advances the clock): the
+    /// stages in the order the module documentation gives.
     fn substep(
         &mut self,
         frame: Frame,
@@ -547,25 +522,84 @@ impl Cloth {
         dt_time: f64,
     ) -> StepReport {
         let p = self.params.clone();
-        let input = StepInput {
-            frame,
-            reference,
-            colliders,
-        };
+        self.apply_world_motion(frame, &p);
+        self.pin(reference);
+        // Gravity and wind arrive in world space; the cloth lives in character space.
+        let to_local = frame.rotation.inverse();
+        self.compute_wind(to_local, &p, dt);
+        self.integrate(to_local * Vec3::new(0.0, -p.gravity, 0.0), &p, dt);
+        self.relax_passes(colliders, reference, &p);
+        if p.deformation_limit {
+            self.limit_deformation(p.max_stretch_ratio);
+        }
+        // Explosion check before the clamps hide it.
+        if self.exploded(reference) {
+            return self.reset_exploded(reference, dt_time);
+        }
+        let contacts = self.collide(colliders, reference, p.collision_margin);
+        self.clamp_to_max_distance(reference);
+        if p.hard_constraints {
+            let input = HardInput {
+                reference,
+                max_distance: &self.max_distance,
+                colliders,
+                margin: p.collision_margin,
+                sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
+            };
+            let (pos, contact, stats) = (&mut self.pos, &mut self.contact, &mut self.stats);
+            self.hard.run(&self.topo, pos, contact, stats, &input);
+        }
+        self.time += dt_time;
+        StepReport {
+            reset: false,
+            contacts,
+        }
+    }
 
-        self.apply_world_motion(input.frame, &p);
-        // Pinned particles go to their reference first, so everything below (the wind's
-        // triangle normals included) sees this step's pose, whatever frame the cloth is in.
+    /// Moves every free particle (and its previous position, so the offset carries inertia) by
+    /// the given fraction of the character's motion since the last step, seen from the
+    /// character: a fraction of 1 leaves the particle where it was in the world. A cut is
+    /// counted and moves nothing.
+    fn apply_world_motion(&mut self, frame: Frame, p: &FabricParams) {
+        let Some(last) = self.last_frame.replace(frame) else {
+            return;
+        };
+        let motion = WorldMotion::between(&last, &frame);
+        if motion.is_cut() {
+            self.stats.teleports += 1;
+            return;
+        }
+        let base = motion.fraction(p.world_motion_fraction);
+        let edge = motion.fraction(p.edge_world_motion_fraction);
+        for i in 0..self.pos.len() {
+            if self.topo.pinned[i] {
+                continue;
+            }
+            let Some(m) = (if self.topo.edge[i] { edge } else { base }) else {
+                continue;
+            };
+            carry(&m, &mut self.pos[i], &mut self.prev[i]);
+        }
+    }
+
+    /// Pinned particles go to their reference first, so everything after (the wind's triangle
+    /// normals included) sees this step's pose, whatever frame the cloth is in.
+    // Walks positions, pins and reference points in step.
+    #[allow(clippy::needless_range_loop)]
+    #[inline]
+    fn pin(&mut self, reference: &[Vec3]) {
         for i in 0..self.pos.len() {
             if self.topo.pinned[i] {
                 self.pos[i] = reference[i];
                 self.prev[i] = reference[i];
             }
         }
+    }
 
-        // Gravity and wind arrive in world space; the cloth lives in character space.
-        let to_local = input.frame.rotation.inverse();
-        let gravity = to_local * Vec3::new(0.0, -p.gravity, 0.0);
+    /// Each particle's wind acceleration for this step, from the triangles around it;
+    /// `to_local` turns the world's wind into character space.
+    #[inline]
+    fn compute_wind(&mut self, to_local: Quat, p: &FabricParams, dt: f32) {
         let wind_world = wind_velocity(
             p.wind_direction_deg,
             p.wind_speed,
@@ -587,8 +621,13 @@ impl Cloth {
             &mut self.wind_accel,
             &mut self.wind_area,
         );
+    }
 
-        // Verlet with each particle's own damping.
+    /// Verlet with each particle's own damping, under `gravity` (character space) and its
+    /// wind. Reads the contact flags of the last step and clears them: this step's collisions
+    /// set them anew.
+    #[inline]
+    fn integrate(&mut self, gravity: Vec3, p: &FabricParams, dt: f32) {
         let dt2 = dt * dt;
         for i in 0..self.pos.len() {
             if self.topo.pinned[i] {
@@ -612,210 +651,68 @@ impl Cloth {
             self.prev[i] = x;
             self.pos[i] = x + v * (1.0 - damping) + (gravity + wind) * dt2;
         }
-
-        // Contact flags were read by the Verlet pass; this step's collisions set them anew.
         self.contact.fill(false);
+    }
+
+    /// `iterations` relaxation passes: the stretch links, then the shear/bend links, each with
+    /// its own stiffness.
+    #[inline]
+    fn relax_passes(&mut self, colliders: &[Collider], reference: &[Vec3], p: &FabricParams) {
         for pass in 0..p.iterations {
             relax(&mut self.pos, &self.stretch, p.stretch_stiffness);
             relax(&mut self.pos, &self.shear_bend, p.shear_bend_stiffness);
             // Contacts inside the loop, so constraints and colliders settle together instead
             // of fighting once at the end (a leg pushing into the cloth lifts it over the leg).
-            // The last pass's contacts are the collision stage below.
-            if !input.colliders.is_empty() && pass + 1 < p.iterations {
-                self.collide(input.colliders, reference, p.collision_margin);
+            // The last pass's contacts are the collision stage after the explosion check.
+            if !colliders.is_empty() && pass + 1 < p.iterations {
+                self.collide(colliders, reference, p.collision_margin);
             }
-        }
-        if p.deformation_limit {
-            for _ in 0..LIMIT_PASSES {
-                limit_stretch(&mut self.pos, &self.limit, p.max_stretch_ratio);
-            }
-        }
-
-        // Explosion check before the clamps hide it.
-        let exploded =
-            self.pos
-                .iter()
-                .zip(reference)
-                .zip(&self.max_distance)
-                .any(|((x, r), &md)| {
-                    !x.is_finite()
-                        || x.distance(*r) > (md * EXPLODE_FACTOR).max(EXPLODE_MIN_DISTANCE)
-                });
-        if exploded {
-            self.pos.copy_from_slice(reference);
-            self.prev.copy_from_slice(reference);
-            self.contact.fill(false);
-            self.stats.resets += 1;
-            self.time += dt_time;
-            return StepReport {
-                reset: true,
-                contacts: 0,
-            };
-        }
-
-        let contacts = self.collide(input.colliders, reference, p.collision_margin);
-
-        for i in 0..self.pos.len() {
-            self.pos[i] = clamp_to(self.pos[i], reference[i], self.max_distance[i]);
-        }
-
-        if p.hard_constraints {
-            for (k, l) in self.hard.iter().enumerate() {
-                let (a, b) = (l.a as usize, l.b as usize);
-                let top = self.pos[a];
-                let d = self.pos[b] - top;
-                let len = d.length();
-                if len <= 1e-9 {
-                    continue;
-                }
-                let mut x = top + d * (l.rest / len);
-                // Keep it within its max distance where the rest length allows: swing it on
-                // the sphere around its upper neighbour toward its reference point.
-                let (r, md) = (reference[b], self.max_distance[b]);
-                if x.distance_squared(r) > md * md {
-                    x = swing_within_reach(top, l.rest, x, r, md);
-                }
-                // Keep the particle out of the body while it stays at rest length: push it out,
-                // then swing it back onto the sphere around its upper neighbour, so the column
-                // wraps around a leg instead of passing through it.
-                let (swung, mut clear) = swing_clear(
-                    input.colliders,
-                    p.collision_margin,
-                    top,
-                    l.rest,
-                    x,
-                    Some(r),
-                    HARD_COLLISION_PASSES,
-                );
-                x = swung;
-                // A swing out of the body can carry it past its max distance. Then the nearest
-                // point that is both clear and within reach is where the collider's surface
-                // crosses the rim of the reachable cap: walk the rim from the point nearest to
-                // it, so the particle slides along both limits instead of jumping to wherever
-                // the wider search below lands.
-                if clear && x.distance_squared(r) > md * md {
-                    if let Some(y) = Rim::new(top, l.rest, x, r, md)
-                        .and_then(|rim| rim.clear_point(input.colliders, p.collision_margin))
-                    {
-                        x = y;
-                    }
-                }
-                // Still past it: not clear either.
-                clear &= x.distance_squared(r) <= md * md;
-                // Where swinging did not clear it (a leg sweeping through the open front can
-                // wrap the column further than a few swings reach), search the whole
-                // rest-length sphere for the clear point nearest to where it was headed.
-                if !clear {
-                    if let Some(y) = clear_point_on_sphere(
-                        input.colliders,
-                        p.collision_margin,
-                        top,
-                        l.rest,
-                        x,
-                        r,
-                        md,
-                    ) {
-                        x = y;
-                        clear = true;
-                    }
-                }
-                // Where no point at rest length is both clear and within the max distance,
-                // the link keeps its length and the max distance holds, at the least deep point
-                // if that is shallow. Deeper than that, push it out after all (and count it):
-                // the particles below are then placed from here, so only this link is off.
-                if !clear {
-                    let (y, depth) =
-                        least_deep_point_on_sphere(input.colliders, top, l.rest, x, r, md);
-                    x = y;
-                    if depth <= HARD_TOLERATED_DEPTH {
-                        clear = true;
-                        self.contact[b] = true;
-                    }
-                }
-                if !clear {
-                    let swung = x;
-                    x = push_out_all(
-                        input.colliders,
-                        x,
-                        Some(r),
-                        p.collision_margin,
-                        FINAL_COLLISION_SWEEPS,
-                    );
-                    if x != swung {
-                        self.contact[b] = true;
-                        self.stats.post_hard_pushes += 1;
-                        self.stats.post_hard_push_max =
-                            self.stats.post_hard_push_max.max(x.distance(swung));
-                    }
-                }
-                self.pos[b] = x;
-                // A row is complete when the next link starts a lower one: with the deformation
-                // limit on, hold its sideways links to the limit too before the row below is
-                // placed from it.
-                let row = self.topo.row(b);
-                if p.deformation_limit
-                    && self
-                        .hard
-                        .get(k + 1)
-                        .is_none_or(|n| self.topo.row(n.b as usize) != row)
-                {
-                    limit_row_sideways(
-                        &mut self.pos,
-                        &self.row_links[self.row_start[row]..self.row_start[row + 1]],
-                        &self.up,
-                        reference,
-                        &self.max_distance,
-                        input.colliders,
-                        p.collision_margin,
-                        p.max_stretch_ratio,
-                    );
-                }
-            }
-            // Every particle left the hard pass outside the colliders (each is placed, and
-            // pushed out where needed, before anything below it), so what remains is the
-            // max-distance safety net.
-            // The safety net, last: nothing ends beyond its max distance.
-            for i in 0..self.pos.len() {
-                let over = self.pos[i].distance(reference[i]) - self.max_distance[i];
-                if over > 1e-5 {
-                    self.pos[i] = clamp_to(self.pos[i], reference[i], self.max_distance[i]);
-                    self.stats.post_hard_clamps += 1;
-                    self.stats.post_hard_clamp_max = self.stats.post_hard_clamp_max.max(over);
-                }
-            }
-        }
-
-        self.time += dt_time;
-        StepReport {
-            reset: false,
-            contacts,
         }
     }
 
-    /// Moves every free particle (and its previous position, so the offset carries inertia) by
-    /// the given fraction of the character's motion since the last step, seen from the
-    /// character: a fraction of 1 leaves the particle where it was in the world.
-    fn apply_world_motion(&mut self, frame: Frame, p: &FabricParams) {
-        let Some(last) = self.last_frame.replace(frame) else {
-            return;
-        };
-        if is_cut(&last, &frame) {
-            self.stats.teleports += 1;
-            return;
+    /// Provot's deformation limit, [`LIMIT_PASSES`] times.
+    #[inline]
+    fn limit_deformation(&mut self, ratio: f32) {
+        for _ in 0..LIMIT_PASSES {
+            limit_stretch(&mut self.pos, &self.limit, ratio);
         }
-        // Maps last step's character-space coordinates to this step's.
-        let delta = frame.inverse().mul(&last);
-        let base = partial(&delta, p.world_motion_fraction);
-        let edge = partial(&delta, p.edge_world_motion_fraction);
+    }
+
+    /// Whether a particle is non-finite or further from its reference point than
+    /// [`EXPLODE_FACTOR`] x its max distance (at least [`EXPLODE_MIN_DISTANCE`]).
+    #[inline]
+    fn exploded(&self, reference: &[Vec3]) -> bool {
+        self.pos
+            .iter()
+            .zip(reference)
+            .zip(&self.max_distance)
+            .any(|((x, r), &md)| {
+                !x.is_finite() || x.distance(*r) > (md * EXPLODE_FACTOR).max(EXPLODE_MIN_DISTANCE)
+            })
+    }
+
+    /// After an explosion: the cloth at rest on the reference pose, counted; the solver step
+    /// ends here.
+    fn reset_exploded(&mut self, reference: &[Vec3], dt_time: f64) -> StepReport {
+        self.pos.copy_from_slice(reference);
+        self.prev.copy_from_slice(reference);
+        self.contact.fill(false);
+        self.stats.resets += 1;
+        self.time += dt_time;
+        StepReport {
+            reset: true,
+            contacts: 0,
+        }
+    }
+
+    /// Every particle further than its max distance from its reference point goes onto that
+    /// sphere.
+    // Walks positions, reference points and max distances in step.
+    #[allow(clippy::needless_range_loop)]
+    #[inline]
+    fn clamp_to_max_distance(&mut self, reference: &[Vec3]) {
         for i in 0..self.pos.len() {
-            if self.topo.pinned[i] {
-                continue;
-            }
-            let Some(m) = (if self.topo.edge[i] { edge } else { base }) else {
-                continue;
-            };
-            self.pos[i] = m.transform_point(self.pos[i]);
-            self.prev[i] = m.transform_point(self.prev[i]);
+            self.pos[i] = clamp_to(self.pos[i], reference[i], self.max_distance[i]);
         }
     }
 
@@ -844,60 +741,9 @@ impl Cloth {
     }
 }
 
-/// True when the character's move from `last` to `now` is a cut (a teleport), not motion:
-/// further than [`TELEPORT_DISTANCE`] or turned more than [`TELEPORT_ANGLE`].
-fn is_cut(last: &Frame, now: &Frame) -> bool {
-    let delta = now.inverse().mul(last);
-    let angle = delta.rotation.to_axis_angle().1.abs();
-    let angle = if angle > std::f32::consts::PI {
-        std::f32::consts::TAU - angle
-    } else {
-        angle
-    };
-    delta.translation.length() > TELEPORT_DISTANCE || angle > TELEPORT_ANGLE
-}
-
-/// `fraction` of a rigid motion: `None` for none of it, the motion itself for all of it, else
-/// the rotation slerped from identity and the translation scaled.
-fn partial(m: &Frame, fraction: f32) -> Option<Frame> {
-    if fraction <= 0.0 {
-        None
-    } else if fraction >= 1.0 {
-        Some(*m)
-    } else {
-        Some(Frame::new(
-            Quat::IDENTITY.slerp(m.rotation, fraction),
-            m.translation * fraction,
-        ))
-    }
-}
-
-/// The point at distance `rest` from `top` nearest in direction to `x` that lies within `md` of
-/// `r`: `x` swung on the sphere around `top`, in the plane through `top`, `x` and `r`, just far
-/// enough toward `r`. The points of the sphere within reach of `r` form a cap around the
-/// direction of `r`; the swing stops on the cap's rim, so the result moves continuously with
-/// `x` (a swing in fixed steps would overshoot into the cap and make a cloth held at its max
-/// distance, by wind for example, shiver). Where the cap is empty the point nearest `r`.
-fn swing_within_reach(top: Vec3, rest: f32, x: Vec3, r: Vec3, md: f32) -> Vec3 {
-    let current = (x - top).normalize_or(Vec3::Y);
-    let Some((axis, cos_rim)) = reachable_cap(top, rest, r, md) else {
-        return top + current * rest;
-    };
-    if cos_rim >= 1.0 {
-        return top + axis * rest;
-    }
-    if current.dot(axis) >= cos_rim {
-        return top + current * rest;
-    }
-    let side = across(current, axis);
-    // A hair inside the rim, so rounding cannot leave it outside.
-    let cos_in = (cos_rim + 1e-6).min(1.0);
-    let dir = axis * cos_in + side * (1.0 - cos_in * cos_in).max(0.0).sqrt();
-    top + dir * rest
-}
-
+/// `x` moved onto the sphere of `radius` around `center` when it is outside it.
 #[inline]
-fn clamp_to(x: Vec3, center: Vec3, radius: f32) -> Vec3 {
+pub(super) fn clamp_to(x: Vec3, center: Vec3, radius: f32) -> Vec3 {
     let d = x - center;
     let len2 = d.length_squared();
     if len2 <= radius * radius {
@@ -1001,76 +847,9 @@ fn project(pos: &mut [Vec3], l: &Proj, stiffness: f32) {
     pos[b] = pb - d * (s * l.wb);
 }
 
-/// Most passes of the sideways limit over a row inside the hard pass (it stops at the first
-/// pass that finds every link within the limit).
-const SIDEWAYS_PASSES: usize = 16;
-/// Collision swings per correction in the sideways limit.
-const SIDEWAYS_COLLISION_PASSES: usize = 2;
-
-/// Pulls the ends of a row's horizontal links that are longer than `ratio` x rest toward each
-/// other, each end only along the sphere around its upper neighbour (so the column keeps its
-/// rest length), then swung on that sphere back within its max distance and out of the
-/// colliders; an end that cannot be cleared that way stays where it was.
-#[allow(clippy::too_many_arguments)]
-fn limit_row_sideways(
-    pos: &mut [Vec3],
-    links: &[Link],
-    up: &[(u32, f32)],
-    reference: &[Vec3],
-    max_distance: &[f32],
-    colliders: &[Collider],
-    margin: f32,
-    ratio: f32,
-) {
-    for _ in 0..SIDEWAYS_PASSES {
-        let mut over = false;
-        for l in links {
-            let (a, b) = (l.a as usize, l.b as usize);
-            let d = pos[b] - pos[a];
-            let Some(s) = excess(d, l.rest, ratio) else {
-                continue;
-            };
-            over = true;
-            let half = d * (s * 0.5);
-            for (i, target) in [(a, pos[a] + half), (b, pos[b] - half)] {
-                let (t, rest) = up[i];
-                if t == u32::MAX {
-                    continue;
-                }
-                let top = pos[t as usize];
-                // Onto the sphere around its upper neighbour, back within its max distance
-                // and out of the colliders by swinging on that sphere: every correction moves
-                // continuously with the positions (a choice between "all of the way" and "half
-                // of it" would not), so a small difference stays small. Where that cannot
-                // clear it, it stays where it was.
-                let mut y = top + (target - top).normalize_or(pos[i] - top) * rest;
-                let (r, md) = (reference[i], max_distance[i]);
-                if y.distance_squared(r) > md * md {
-                    y = swing_within_reach(top, rest, y, r, md);
-                }
-                let (y, clear) = swing_clear(
-                    colliders,
-                    margin,
-                    top,
-                    rest,
-                    y,
-                    Some(r),
-                    SIDEWAYS_COLLISION_PASSES,
-                );
-                if clear && y.distance_squared(r) <= md * md {
-                    pos[i] = y;
-                }
-            }
-        }
-        if !over {
-            break;
-        }
-    }
-}
-
 /// For a link `d` (from one end to the other) of rest length `rest`: the share of `d` by which
 /// it is longer than `ratio` x rest, or `None` when it is not (or is degenerate).
-fn excess(d: Vec3, rest: f32, ratio: f32) -> Option<f32> {
+pub(super) fn excess(d: Vec3, rest: f32, ratio: f32) -> Option<f32> {
     let len = d.length();
     let limit = rest * ratio;
     (len > limit && len > 1e-9).then(|| (len - limit) / len)
@@ -1207,15 +986,5 @@ mod tests {
         let mut pos = [Vec3::ZERO, Vec3::new(1.05, 0.0, 0.0)];
         limit_stretch(&mut pos, &[proj(0.5, 0.5)], 1.1);
         assert_eq!(pos[1].x, 1.05);
-    }
-
-    #[test]
-    fn partial_motion_ends() {
-        let m = Frame::new(Quat::from_rotation_y(0.5), Vec3::new(1.0, 0.0, 0.0));
-        assert_eq!(partial(&m, 0.0), None);
-        assert_eq!(partial(&m, 1.0), Some(m));
-        let half = partial(&m, 0.5).unwrap();
-        assert!((half.translation.x - 0.5).abs() < 1e-6);
-        assert!((half.rotation.to_axis_angle().1 - 0.25).abs() < 1e-5);
     }
 }

@@ -41,19 +41,23 @@ mod cloth;
 pub mod collision;
 mod fixed_step;
 mod frame;
+pub mod hard_pass;
 pub mod params;
 pub mod topology;
 pub mod wind;
+pub mod world_motion;
 
 pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
-    EXPLODE_MIN_DISTANCE, HARD_TOLERATED_DEPTH, TELEPORT_ANGLE, TELEPORT_DISTANCE,
+    EXPLODE_MIN_DISTANCE,
 };
-pub use collision::{clear_point_on_sphere, push_out_all, swing_clear, Collider};
+pub use collision::{push_out_all, Collider};
 pub use fixed_step::FixedStep;
 pub use frame::Frame;
+pub use hard_pass::{clear_point_on_sphere, swing_clear, HARD_TOLERATED_DEPTH};
 pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamMut, ParamSpec};
 pub use topology::{ConstraintKind, Link, Topology, TopologyError};
+pub use world_motion::{WorldMotion, TELEPORT_ANGLE, TELEPORT_DISTANCE};
 
 #[cfg(test)]
 mod tests;

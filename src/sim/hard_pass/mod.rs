@@ -1,0 +1,288 @@
+//! The hard pass, the last stage of a solver step: every column of vertical stretch links is put
+//! at exactly its rest length, top-down, moving only the lower particle of each link, which is
+//! kept within its max distance and out of the colliders by swinging it on the sphere around
+//! its upper neighbour (the searches on that sphere are in this module too). With the
+//! deformation limit on, each row is held to it sideways as soon as it is placed. Last, the
+//! safety net: a particle the pass left past its max distance is clamped again and counted.
+//!
+//! The pass decides where a particle goes with corrections that move continuously with the
+//! positions (never a choice between discrete alternatives), so two runs a rounding error
+//! apart stay close.
+
+mod sphere;
+
+use glam::Vec3;
+
+pub use sphere::{clear_point_on_sphere, least_deep_point_on_sphere, swing_clear};
+
+use super::cloth::{clamp_to, excess, ClothStats};
+use super::topology::{ConstraintKind, Link, Topology};
+use super::{push_out_all, Collider};
+use sphere::{swing_within_reach, Rim};
+
+/// How deep (metres, past the collider's surface, margin not counted) the hard pass may leave a
+/// particle to keep its link at rest length and within its max distance, where no point is both
+/// clear and within reach.
+pub const HARD_TOLERATED_DEPTH: f32 = 0.005;
+/// Collision corrections per particle inside the hard pass.
+const HARD_COLLISION_PASSES: usize = 6;
+/// Sweeps over the colliders when a particle is pushed out after all, off its rest length.
+const FINAL_COLLISION_SWEEPS: usize = 4;
+/// Most passes of the sideways limit over a row (it stops at the first pass that finds every
+/// link within the limit).
+const SIDEWAYS_PASSES: usize = 16;
+/// Collision swings per correction in the sideways limit.
+const SIDEWAYS_COLLISION_PASSES: usize = 2;
+
+/// What the hard pass holds the particles to besides their columns: this solver step's
+/// reference points, max distances and colliders.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HardInput<'a> {
+    /// Each particle's reference point (character space).
+    pub(crate) reference: &'a [Vec3],
+    /// Each particle's max distance from its reference point, metres.
+    pub(crate) max_distance: &'a [f32],
+    /// Colliders in character space.
+    pub(crate) colliders: &'a [Collider],
+    /// Added to every collider's size, metres.
+    pub(crate) margin: f32,
+    /// The deformation limit's stretch ratio when it is on: each row is held to it sideways.
+    pub(crate) sideways: Option<f32>,
+}
+
+/// The links the hard pass walks, built once from the topology.
+#[derive(Clone, Debug)]
+pub(crate) struct HardPass {
+    /// Vertical stretch links, top-down.
+    links: Vec<Link>,
+    /// Horizontal stretch links by row (`row_links[row_start[r]..row_start[r + 1]]`), for the
+    /// sideways limit.
+    row_links: Vec<Link>,
+    row_start: Vec<usize>,
+    /// Per particle: its upper neighbour and the rest length to it (`u32::MAX` for the top
+    /// row).
+    up: Vec<(u32, f32)>,
+}
+
+impl HardPass {
+    /// The hard links of `topo` and, for the sideways limit, its rows.
+    pub(crate) fn new(topo: &Topology) -> Self {
+        let links = topo.hard_links();
+        let row_links = topo.links_top_down(ConstraintKind::StretchHorizontal);
+        let row_start = (0..=topo.rows)
+            .map(|r| row_links.partition_point(|l| topo.row(l.a as usize) < r))
+            .collect();
+        let mut up = vec![(u32::MAX, 0.0f32); topo.len()];
+        for l in &links {
+            up[l.b as usize] = (l.a, l.rest);
+        }
+        Self {
+            links,
+            row_links,
+            row_start,
+            up,
+        }
+    }
+
+    /// Places every particle below the top row at rest length from its upper neighbour (see
+    /// [`place`]), rows held to the deformation limit where it is on, then clamps what ended
+    /// past its max distance. Marks the contacts it leaves and counts its safety nets.
+    pub(crate) fn run(
+        &self,
+        topo: &Topology,
+        pos: &mut [Vec3],
+        contact: &mut [bool],
+        stats: &mut ClothStats,
+        input: &HardInput,
+    ) {
+        for (k, l) in self.links.iter().enumerate() {
+            let b = l.b as usize;
+            let Some(x) = place(l, pos, input, &mut contact[b], stats) else {
+                continue;
+            };
+            pos[b] = x;
+            // A row is complete when the next link starts a lower one: with the deformation
+            // limit on, hold its sideways links to the limit too before the row below is
+            // placed from it.
+            let row = topo.row(b);
+            if let Some(ratio) = input.sideways {
+                if self
+                    .links
+                    .get(k + 1)
+                    .is_none_or(|n| topo.row(n.b as usize) != row)
+                {
+                    self.limit_row_sideways(row, pos, input, ratio);
+                }
+            }
+        }
+        // Every particle left the hard pass outside the colliders (each is placed, and pushed
+        // out where needed, before anything below it), so what remains is the max-distance
+        // safety net.
+        clamp_again(pos, input, stats);
+    }
+
+    /// Pulls the ends of the row's horizontal links that are longer than `ratio` x rest toward
+    /// each other, each end only along the sphere around its upper neighbour (so the column
+    /// keeps its rest length), then swung on that sphere back within its max distance and out
+    /// of the colliders; an end that cannot be cleared that way stays where it was.
+    fn limit_row_sideways(&self, row: usize, pos: &mut [Vec3], input: &HardInput, ratio: f32) {
+        let links = &self.row_links[self.row_start[row]..self.row_start[row + 1]];
+        for _ in 0..SIDEWAYS_PASSES {
+            let mut over = false;
+            for l in links {
+                let (a, b) = (l.a as usize, l.b as usize);
+                let d = pos[b] - pos[a];
+                let Some(s) = excess(d, l.rest, ratio) else {
+                    continue;
+                };
+                over = true;
+                let half = d * (s * 0.5);
+                for (i, target) in [(a, pos[a] + half), (b, pos[b] - half)] {
+                    let (t, rest) = self.up[i];
+                    if t == u32::MAX {
+                        continue;
+                    }
+                    let top = pos[t as usize];
+                    // Onto the sphere around its upper neighbour, back within its max distance
+                    // and out of the colliders by swinging on that sphere: every correction
+                    // moves continuously with the positions (a choice between "all of the way"
+                    // and "half of it" would not), so a small difference stays small. Where
+                    // that cannot clear it, it stays where it was.
+                    let mut y = top + (target - top).normalize_or(pos[i] - top) * rest;
+                    let (r, md) = (input.reference[i], input.max_distance[i]);
+                    if y.distance_squared(r) > md * md {
+                        y = swing_within_reach(top, rest, y, r, md);
+                    }
+                    let (y, clear) = swing_clear(
+                        input.colliders,
+                        input.margin,
+                        top,
+                        rest,
+                        y,
+                        Some(r),
+                        SIDEWAYS_COLLISION_PASSES,
+                    );
+                    if clear && y.distance_squared(r) <= md * md {
+                        pos[i] = y;
+                    }
+                }
+            }
+            if !over {
+                break;
+            }
+        }
+    }
+}
+
+/// Where the hard pass puts the lower particle `b` of link `l`: at rest length from its upper
+/// neighbour `a` (already placed), toward where it is, then on that sphere within its max
+/// distance and out of the colliders where any point is both; where none is, the least deep
+/// point within reach if that is shallow (a contact), else pushed out after all (a contact,
+/// counted), off its rest length. `None` when the link has no length to take a direction
+/// from: the particle stays where it is.
+#[inline]
+fn place(
+    l: &Link,
+    pos: &[Vec3],
+    input: &HardInput,
+    contact: &mut bool,
+    stats: &mut ClothStats,
+) -> Option<Vec3> {
+    let (a, b) = (l.a as usize, l.b as usize);
+    let top = pos[a];
+    let d = pos[b] - top;
+    let len = d.length();
+    if len <= 1e-9 {
+        return None;
+    }
+    let mut x = top + d * (l.rest / len);
+    // Keep it within its max distance where the rest length allows: swing it on the sphere
+    // around its upper neighbour toward its reference point.
+    let (r, md) = (input.reference[b], input.max_distance[b]);
+    if x.distance_squared(r) > md * md {
+        x = swing_within_reach(top, l.rest, x, r, md);
+    }
+    // Keep the particle out of the body while it stays at rest length: push it out, then swing
+    // it back onto the sphere around its upper neighbour, so the column wraps around a leg
+    // instead of passing through it.
+    let (swung, mut clear) = swing_clear(
+        input.colliders,
+        input.margin,
+        top,
+        l.rest,
+        x,
+        Some(r),
+        HARD_COLLISION_PASSES,
+    );
+    x = swung;
+    // A swing out of the body can carry it past its max distance. Then the nearest point that
+    // is both clear and within reach is where the collider's surface crosses the rim of the
+    // reachable cap: walk the rim from the point nearest to it, so the particle slides along
+    // both limits instead of jumping to wherever the wider search below lands.
+    if clear && x.distance_squared(r) > md * md {
+        if let Some(y) = Rim::new(top, l.rest, x, r, md)
+            .and_then(|rim| rim.clear_point(input.colliders, input.margin))
+        {
+            x = y;
+        }
+    }
+    // Still past it: not clear either.
+    clear &= x.distance_squared(r) <= md * md;
+    // Where swinging did not clear it (a leg sweeping through the open front can wrap the
+    // column further than a few swings reach), search the whole rest-length sphere for the
+    // clear point nearest to where it was headed.
+    if !clear {
+        if let Some(y) = clear_point_on_sphere(input.colliders, input.margin, top, l.rest, x, r, md)
+        {
+            x = y;
+            clear = true;
+        }
+    }
+    // Where no point at rest length is both clear and within the max distance, the link keeps
+    // its length and the max distance holds, at the least deep point if that is shallow.
+    // Deeper than that, push it out after all (and count it): the particles below are then
+    // placed from here, so only this link is off.
+    if !clear {
+        let (y, depth) = least_deep_point_on_sphere(input.colliders, top, l.rest, x, r, md);
+        x = y;
+        if depth <= HARD_TOLERATED_DEPTH {
+            clear = true;
+            *contact = true;
+        }
+    }
+    if !clear {
+        let swung = x;
+        x = push_out_all(
+            input.colliders,
+            x,
+            Some(r),
+            input.margin,
+            FINAL_COLLISION_SWEEPS,
+        );
+        if x != swung {
+            *contact = true;
+            stats.post_hard_pushes += 1;
+            stats.post_hard_push_max = stats.post_hard_push_max.max(x.distance(swung));
+        }
+    }
+    Some(x)
+}
+
+/// The safety net, last: nothing ends beyond its max distance. A particle more than 10 um past
+/// it is clamped again and counted, with its overshoot.
+// Walks positions, references and max distances in step.
+#[allow(clippy::needless_range_loop)]
+fn clamp_again(pos: &mut [Vec3], input: &HardInput, stats: &mut ClothStats) {
+    let (reference, max_distance) = (input.reference, input.max_distance);
+    for i in 0..pos.len() {
+        let over = pos[i].distance(reference[i]) - max_distance[i];
+        if over > 1e-5 {
+            pos[i] = clamp_to(pos[i], reference[i], max_distance[i]);
+            stats.post_hard_clamps += 1;
+            stats.post_hard_clamp_max = stats.post_hard_clamp_max.max(over);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
