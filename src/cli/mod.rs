@@ -290,18 +290,9 @@ fn simulate_command(
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
-        anyhow::bail!("--seconds must be more than 0 and at most 3600, got {seconds}");
-    }
-    let preset = Preset::load(preset)?;
-    let character = std::sync::Arc::new(crate::rig::Character::builtin());
+    let (preset, character) = prepare_run(preset, seconds, 3600.0)?;
     let m = crate::rig::metrics::simulate(character, &preset, clip, seconds)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&m)?);
-    } else {
-        print!("{}", m.to_text());
-    }
-    Ok(ExitCode::SUCCESS)
+    print_result(json, &m, || m.to_text())
 }
 
 /// `drift`: one row per rate, as a table or JSON.
@@ -312,19 +303,41 @@ fn drift_command(
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 600.0) {
-        anyhow::bail!("--seconds must be more than 0 and at most 600, got {seconds}");
-    }
-    let preset = Preset::load(preset)?;
-    let character = std::sync::Arc::new(crate::rig::Character::builtin());
+    let (preset, character) = prepare_run(preset, seconds, 600.0)?;
     let rows = rates
         .iter()
         .map(|&hz| crate::rig::drift::drift(character.clone(), &preset, clip, hz, seconds))
         .collect::<Result<Vec<_>, _>>()?;
+    print_result(json, &rows, || crate::rig::drift::table(&rows))
+}
+
+/// Checks `--seconds` (more than 0, at most `max`) and loads the preset and the character a
+/// windowless run plays it on.
+fn prepare_run(
+    preset: &Path,
+    seconds: f64,
+    max: f64,
+) -> anyhow::Result<(Preset, std::sync::Arc<crate::rig::Character>)> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= max) {
+        anyhow::bail!("--seconds must be more than 0 and at most {max}, got {seconds}");
+    }
+    let preset = Preset::load(preset)?;
+    Ok((
+        preset,
+        std::sync::Arc::new(crate::rig::Character::builtin()),
+    ))
+}
+
+/// Prints `value` as pretty JSON, or `text()` for a person.
+fn print_result<T: serde::Serialize>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce() -> String,
+) -> anyhow::Result<ExitCode> {
     if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        println!("{}", serde_json::to_string_pretty(value)?);
     } else {
-        print!("{}", crate::rig::drift::table(&rows));
+        print!("{}", text());
     }
     Ok(ExitCode::SUCCESS)
 }

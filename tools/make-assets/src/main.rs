@@ -6,6 +6,11 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     let path = match std::env::args_os().nth(1) {
+        // An option is never an output file name (`--help` would otherwise become one).
+        Some(arg) if arg.to_string_lossy().starts_with('-') => {
+            println!("usage: make-assets [OUT.glb]   (default: assets/character.glb)");
+            return;
+        }
         Some(out) => PathBuf::from(out),
         // This crate sits two folders below the workspace root.
         None => Path::new(env!("CARGO_MANIFEST_DIR"))
