@@ -35,7 +35,7 @@ fn moving_a_slider_changes_the_simulation_parameter_and_undo_redo_restore_it() {
         .set_value_accesskit(0.5);
     h.run();
     assert_eq!(h.state().params().damping, 0.5);
-    assert_eq!(h.state().stage().params().damping, 0.5, "not applied live");
+    assert_eq!(h.state().scene().params().damping, 0.5, "not applied live");
     assert!(
         h.state().window_title().contains('*'),
         "{}",
@@ -45,7 +45,7 @@ fn moving_a_slider_changes_the_simulation_parameter_and_undo_redo_restore_it() {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
     assert_eq!(h.state().params().damping, before);
-    assert_eq!(h.state().stage().params().damping, before);
+    assert_eq!(h.state().scene().params().damping, before);
     assert!(!h.state().window_title().contains('*'));
 
     h.key_press_modifiers(
@@ -53,14 +53,14 @@ fn moving_a_slider_changes_the_simulation_parameter_and_undo_redo_restore_it() {
         egui::Key::Z,
     );
     h.run();
-    assert_eq!(h.state().stage().params().damping, 0.5);
+    assert_eq!(h.state().scene().params().damping, 0.5);
 
     // The Edit menu does the same.
     h.get_by_label("Edit").click();
     h.run();
     h.get_by_label_contains("Undo").click();
     h.run();
-    assert_eq!(h.state().stage().params().damping, before);
+    assert_eq!(h.state().scene().params().damping, before);
 }
 
 #[test]
@@ -70,7 +70,7 @@ fn a_checkbox_switches_a_param_live() {
     h.get_by_role_and_label(Role::CheckBox, "Hard constraints")
         .click();
     h.run();
-    assert_eq!(h.state().stage().params().hard_constraints, !before);
+    assert_eq!(h.state().scene().params().hard_constraints, !before);
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn loading_an_invalid_preset_shows_the_error_and_keeps_the_params() {
         "the message is not in the window"
     );
     assert_eq!(h.state().params(), &params);
-    assert_eq!(h.state().stage().params(), &params);
+    assert_eq!(h.state().scene().params(), &params);
     assert_eq!(h.state().preset().name, name);
 }
 
@@ -131,7 +131,7 @@ fn save_as_then_open_round_trips() {
     h.get_by_label("Discard").click();
     h.run();
     assert_eq!(h.state().params(), &saved.params);
-    assert_eq!(h.state().stage().params(), &saved.params);
+    assert_eq!(h.state().scene().params(), &saved.params);
     assert_eq!(h.state().preset(), &saved);
 }
 
@@ -152,21 +152,21 @@ fn opening_with_unsaved_changes_asks_first_and_cancel_keeps_them() {
 #[test]
 fn switching_clips_works() {
     let mut h = harness();
-    assert_eq!(h.state().stage().clip_name(), "walk");
+    assert_eq!(h.state().scene().clip_name(), "walk");
     h.get_by_role_and_label(Role::ComboBox, "Clip").click();
     h.run();
     h.get_by_label("run").click();
     h.run();
-    assert_eq!(h.state().stage().clip_name(), "run");
-    assert_eq!(h.state().stage().time(), 0.0);
+    assert_eq!(h.state().scene().clip_name(), "run");
+    assert_eq!(h.state().scene().time(), 0.0);
     // One fixed step with the period key.
     h.key_press(egui::Key::Period);
     h.run();
     let dt = 1.0 / h.state().params().timestep_hz as f64;
-    assert!((h.state().stage().time() - dt).abs() < 1e-9);
+    assert!((h.state().scene().time() - dt).abs() < 1e-9);
     h.key_press(egui::Key::R);
     h.run();
-    assert_eq!(h.state().stage().time(), 0.0);
+    assert_eq!(h.state().scene().time(), 0.0);
 }
 
 #[test]
@@ -176,9 +176,9 @@ fn the_simulation_advances_in_fixed_steps_with_a_cap() {
     app.set_playing(true);
     let hz = app.params().timestep_hz as f64;
     // A 5 s hitch takes at most the cap's worth of steps.
-    let steps = app.advance(5.0);
+    let steps = app.playback_mut().advance(5.0);
     assert_eq!(steps, cloth_tuner::app::MAX_STEPS_PER_FRAME);
-    let t = app.stage().time();
+    let t = app.scene().time();
     assert!((t - steps as f64 / hz).abs() < 1e-9, "{t}");
 }
 
@@ -201,7 +201,7 @@ fn opening_a_preset_with_more_decimals_than_a_slider_shows_changes_nothing() {
     }
     assert_eq!(h.state().error(), None);
     assert_eq!(h.state().params(), &preset.params);
-    assert_eq!(h.state().stage().params(), &preset.params);
+    assert_eq!(h.state().scene().params(), &preset.params);
     assert!(
         !h.state().is_dirty() && !h.state().window_title().contains('*'),
         "{}",

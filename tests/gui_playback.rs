@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use cloth_tuner::app::{App, Stage};
-use cloth_tuner::rig::Character;
+use cloth_tuner::app::App;
+use cloth_tuner::rig::{Character, Scene};
 use eframe::egui;
 use egui::accesskit::Role;
 use egui::{ViewportCommand, ViewportEvent, ViewportId};
@@ -20,12 +20,15 @@ mod common;
 /// Frames until the scrub has reached its time (each frame fast-forwards for a while).
 fn run_until_seeked(h: &mut Harness<'static, App>) {
     for _ in 0..10_000 {
-        if !h.state().is_seeking() {
+        if !h.state().playback().is_seeking() {
             break;
         }
         h.step();
     }
-    assert!(!h.state().is_seeking(), "the scrub never arrived");
+    assert!(
+        !h.state().playback().is_seeking(),
+        "the scrub never arrived"
+    );
     h.run();
 }
 
@@ -37,25 +40,21 @@ fn scrub(h: &mut Harness<'static, App>, seconds: f64) {
 }
 
 fn cloth(h: &Harness<'static, App>) -> Vec<Vec3> {
-    h.state()
-        .stage()
-        .cloth_positions()
-        .expect("the stage has a cloth")
-        .to_vec()
+    h.state().scene().cloth().positions().to_vec()
 }
 
-/// The cloth after `steps` fixed steps from the clip start, on a stage of its own.
+/// The cloth after `steps` fixed steps from the clip start, on a scene of its own.
 fn run_from_start(app: &App, steps: usize) -> Vec<Vec3> {
-    let mut stage = Stage::new(
+    let mut scene = Scene::new(
         Arc::new(Character::builtin()),
         app.preset(),
-        app.stage().clip_name(),
+        app.scene().clip_name(),
     )
-    .expect("a fresh stage");
+    .expect("a fresh scene");
     for _ in 0..steps {
-        stage.step();
+        scene.step();
     }
-    stage.cloth_positions().expect("a cloth").to_vec()
+    scene.cloth().positions().to_vec()
 }
 
 #[test]
@@ -70,9 +69,9 @@ fn scrubbing_the_timeline_gives_the_state_of_a_run_from_the_clip_start() {
 
     scrub(&mut h, 1.0);
     assert!(
-        (h.state().stage().time() - 1.0).abs() < 0.5 / hz,
+        (h.state().scene().time() - 1.0).abs() < 0.5 / hz,
         "time {}",
-        h.state().stage().time()
+        h.state().scene().time()
     );
     let at_one = cloth(&h);
     let steps = (1.0 * hz).round() as usize;
@@ -88,7 +87,7 @@ fn scrubbing_the_timeline_gives_the_state_of_a_run_from_the_clip_start() {
 
     // Back, then forward again: the same state, bit for bit.
     scrub(&mut h, 0.25);
-    assert!((h.state().stage().time() - 0.25).abs() < 0.5 / hz);
+    assert!((h.state().scene().time() - 0.25).abs() < 0.5 / hz);
     scrub(&mut h, 1.0);
     assert_eq!(cloth(&h), at_one);
 
@@ -115,7 +114,7 @@ fn the_timeline_shows_the_clip_time() {
         .accesskit_node()
         .numeric_value()
         .expect("the timeline has a value");
-    let t = h.state().stage().time();
+    let t = h.state().scene().time();
     assert!(t > 0.0, "the steps did not run");
     // Shown to the millisecond.
     assert!(
@@ -225,5 +224,5 @@ fn the_timeline_does_not_pause_playback_by_itself() {
         h.query_by_label("Pause").is_some(),
         "playback stopped without anyone touching the timeline"
     );
-    assert!(!h.state().is_seeking());
+    assert!(!h.state().playback().is_seeking());
 }

@@ -71,7 +71,7 @@ fn assert_save_failed_and_kept(h: &mut Harness<'static, App>, file: &str, reason
     );
     assert_eq!(h.state().params().damping, 0.5);
     assert_eq!(h.state().params().gravity, 20.0);
-    assert_eq!(h.state().stage().params().gravity, 20.0);
+    assert_eq!(h.state().scene().params().gravity, 20.0);
     assert!(h.state().is_dirty());
     assert!(h.state().window_title().contains('*'));
     h.get_by_label("OK").click();
@@ -187,7 +187,7 @@ fn opening_a_newer_version_or_a_non_preset_changes_nothing_and_shows_why() {
             "the loader's message is not in the window: {expected}"
         );
         assert_eq!(h.state().preset(), &before, "{path:?}");
-        assert_eq!(h.state().stage().params(), &before.params, "{path:?}");
+        assert_eq!(h.state().scene().params(), &before.params, "{path:?}");
         assert_eq!(
             h.state().preset_path().map(Path::to_path_buf),
             path_before,
@@ -276,12 +276,12 @@ fn no_deformation_limit(h: &mut Harness<'static, App>) {
             .click();
         h.run();
     }
-    assert!(!h.state().stage().params().deformation_limit);
+    assert!(!h.state().scene().params().deformation_limit);
 }
 
 /// A free (not pinned) particle on the last row.
 fn hem_particle(h: &Harness<'static, App>) -> usize {
-    let topo = h.state().stage().cloth().topology();
+    let topo = h.state().scene().cloth().topology();
     (0..topo.len())
         .rev()
         .find(|&i| !topo.pinned[i])
@@ -318,7 +318,7 @@ fn an_autosave_from_a_killed_run_is_offered_and_restore_brings_the_params_back_u
     assert!(!h.state().restore_offered());
     assert_eq!(h.state().params().damping, 0.5);
     assert_eq!(h.state().params().wind_speed, 9.0);
-    assert_eq!(h.state().stage().params().damping, 0.5, "not applied");
+    assert_eq!(h.state().scene().params().damping, 0.5, "not applied");
     assert_eq!(h.state().preset_path(), Some(path.as_path()));
     assert!(h.state().is_dirty());
     assert!(h.state().window_title().contains('*'));
@@ -424,7 +424,7 @@ fn a_drawing_failure_keeps_the_params_autosaves_them_at_once_and_says_so() {
     assert!(h.state().viewport_failure().is_some());
     // The window keeps working: sliders still change the simulation.
     set_slider(&mut h, "Wind speed", 4.0);
-    assert_eq!(h.state().stage().params().wind_speed, 4.0);
+    assert_eq!(h.state().scene().params().wind_speed, 4.0);
 }
 
 #[test]
@@ -437,11 +437,12 @@ fn a_cloth_reset_shows_a_notice_that_can_be_dismissed() {
     no_deformation_limit(&mut h);
     let last = hem_particle(&h);
     h.state_mut()
-        .stage_mut()
+        .playback_mut()
+        .scene_mut()
         .drag(last, Some(glam::Vec3::new(0.0, 100.0, 0.0)));
     h.key_press(egui::Key::Period);
     h.run();
-    assert_eq!(h.state().stage().cloth().stats().resets, 1);
+    assert_eq!(h.state().scene().cloth().stats().resets, 1);
     let text = h.state().reset_notice().expect("a notice").to_string();
     assert!(
         text.starts_with("Cloth reset to the reference pose at t="),
@@ -470,7 +471,8 @@ fn the_reset_notice_names_the_knobs_to_try_when_they_are_extreme() {
     no_deformation_limit(&mut h);
     let last = hem_particle(&h);
     h.state_mut()
-        .stage_mut()
+        .playback_mut()
+        .scene_mut()
         .drag(last, Some(glam::Vec3::new(0.0, 100.0, 0.0)));
     h.key_press(egui::Key::Period);
     h.run();

@@ -1,37 +1,46 @@
 //! The desktop tuner: an eframe app with a menu bar, the parameter panel on the left, the 3D
-//! viewport in the centre and playback with plots at the bottom. Panels are plain functions;
-//! the app owns the playing [`Stage`], the preset being tuned, undo and the window state.
+//! viewport in the centre and playback with plots at the bottom.
+//!
+//! The state is three parts: the [`Document`] (the preset, its file, undo), the [`Playback`]
+//! (the playing scene and its clock) and the [`ViewState`] (camera, overlays, look, viewport).
+//! Each frame first advances the playback, then the panels (plain functions of the state, in
+//! `panels.rs` and `dialogs.rs`) draw and push [`Command`]s, and only then [`App::apply`]
+//! carries the commands out.
 
 use eframe::egui;
 pub mod autosave;
+mod command;
+mod dialogs;
+pub mod document;
+mod panels;
 mod params_panel;
+pub mod playback;
 pub mod plots;
 mod recovery;
-pub mod stage;
 mod timeline;
 pub mod undo;
+mod view;
 mod viewport;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
-use egui::{Key, KeyboardShortcut, Modifiers, Ui};
+use egui::Ui;
 use serde::{Deserialize, Serialize};
 
-use crate::preset::{Garment, Preset};
+use crate::preset::Preset;
 use crate::render::{FabricLook, OrbitCamera, Overlays};
-use crate::rig::Character;
-use crate::sim::{FabricParams, FixedStep};
+use crate::rig::{Character, Scene};
+use crate::sim::FabricParams;
+pub use command::Command;
+pub use document::Document;
 pub use params_panel::params_panel;
-use plots::History;
-pub use stage::{FrameStats, Stage};
-use undo::Undo;
+pub use playback::{Playback, MAX_STEPS_PER_FRAME};
+pub use view::{FpsMeter, ViewState};
 
 /// The key the window state is saved under.
 const STORAGE_KEY: &str = "cloth-tuner";
-/// At most this many simulation steps per drawn frame; a slower frame drops the backlog.
-pub const MAX_STEPS_PER_FRAME: u32 = 8;
 /// Shipped presets, compiled in for "New from".
 pub const SHIPPED: [(&str, &str); 3] = [
     ("tweed.json", include_str!("../../presets/tweed.json")),
@@ -88,37 +97,19 @@ pub struct Options {
 
 /// The tuner.
 pub struct App {
-    stage: Stage,
-    /// The preset being tuned; its `params` are the live knobs.
-    preset: Preset,
-    /// The preset as last loaded or saved (the title's `*` compares against it).
-    saved: Preset,
-    preset_path: Option<PathBuf>,
-    recent: Vec<PathBuf>,
-    undo: Undo,
-    playing: bool,
-    speed: f32,
-    looping: bool,
-    stepper: FixedStep,
-    last_frame: Option<f64>,
-    history: History,
-    camera: OrbitCamera,
-    overlays: Overlays,
-    look: FabricLook,
-    viewport: viewport::Viewport,
+    doc: Document,
+    playback: Playback,
+    view: ViewState,
+    /// The error shown in the status bar until dismissed.
     error: Option<String>,
     status: String,
     pending: Option<Pending>,
     path_dialog: Option<PathDialog>,
     file_picks: (Sender<FilePick>, Receiver<FilePick>),
     shots: (Sender<String>, Receiver<String>),
+    /// The title last sent to the window.
     title: String,
-    fps: f64,
-    report_fps: bool,
-    fps_report_at: f64,
     allow_close: bool,
-    /// The timeline scrub under way or last finished.
-    seek: Option<timeline::Seek>,
     /// Autosave, restore offer, save-error dialog, drawing failure, reset notice.
     recovery: recovery::Recovery,
 }
@@ -137,73 +128,31 @@ impl App {
             .storage
             .and_then(|s| eframe::get_value(s, STORAGE_KEY))
             .unwrap_or_default();
-        let character = Arc::new(Character::builtin());
-        let mut status = String::new();
-        let mut error = None;
-
-        // The preset: the one asked for, else the remembered one, else the shipped tweed.
         let wanted = options.preset.clone().or(persisted.preset_path.clone());
-        let (preset, path) = match wanted.as_deref().map(|p| (p, Preset::load(p))) {
-            Some((p, Ok(preset))) => (preset, Some(p.to_path_buf())),
-            Some((_, Err(e))) => {
-                error = Some(e.to_string());
-                (shipped(0), None)
-            }
-            None => {
-                let tweed = presets_dir().join(SHIPPED[0].0);
-                match Preset::load(&tweed) {
-                    Ok(p) => (p, Some(tweed)),
-                    Err(_) => (shipped(0), None),
-                }
-            }
-        };
-        let clip = if persisted.clip.is_empty() {
-            DEFAULT_CLIP.to_string()
-        } else {
-            persisted.clip.clone()
-        };
-        let stage = match Stage::new(character.clone(), &preset, &clip) {
-            Ok(s) => s,
-            Err(_) => {
-                let first = character
-                    .clip_names()
-                    .next()
-                    .unwrap_or(DEFAULT_CLIP)
-                    .to_string();
-                match Stage::new(character.clone(), &preset, &first) {
-                    Ok(s) => s,
-                    Err(e) => panic!("the built-in character cannot play its own clip: {e}"),
-                }
-            }
-        };
+        let (preset, path, error) = starting_preset(wanted.as_deref());
+        let scene = starting_scene(&preset, &persisted.clip);
         let viewport = viewport::Viewport::new(cc.gl.clone());
-        if let Some(e) = viewport.error() {
-            status = format!("3D viewport off: {e}");
-        }
+        let status = viewport
+            .error()
+            .map(|e| format!("3D viewport off: {e}"))
+            .unwrap_or_default();
         let speed = if persisted.speed > 0.0 {
-            persisted.speed.clamp(0.1, 2.0)
+            persisted.speed
         } else {
             1.0
         };
-        let look = FabricLook::for_preset(&look_key(&preset, path.as_deref()));
-        let stepper = FixedStep::new(preset.params.timestep_hz, MAX_STEPS_PER_FRAME);
-        Self {
-            stage,
-            saved: preset.clone(),
-            preset,
-            preset_path: path,
-            recent: persisted.recent.clone(),
-            undo: Undo::default(),
-            playing: true,
-            speed,
-            looping: persisted.looping || persisted == Persisted::default(),
-            stepper,
-            last_frame: None,
-            history: History::default(),
+        let looping = persisted.looping || persisted == Persisted::default();
+        let view = ViewState {
             camera: persisted.camera.clone(),
             overlays: persisted.overlays.clone(),
-            look,
+            look: FabricLook::for_preset(&look_key(&preset, path.as_deref())),
             viewport,
+            fps: FpsMeter::new(options.report_fps),
+        };
+        Self {
+            doc: Document::new(preset, path, persisted.recent.clone()),
+            playback: Playback::new(scene, speed, looping),
+            view,
             error,
             status,
             pending: None,
@@ -211,11 +160,7 @@ impl App {
             file_picks: channel(),
             shots: channel(),
             title: String::new(),
-            fps: 0.0,
-            report_fps: options.report_fps,
-            fps_report_at: 0.0,
             allow_close: false,
-            seek: None,
             recovery: recovery::Recovery::default(),
         }
     }
@@ -224,27 +169,42 @@ impl App {
 
     /// The live parameters.
     pub fn params(&self) -> &FabricParams {
-        &self.preset.params
+        &self.doc.preset.params
     }
 
-    /// The parameters the simulation is running with.
-    pub fn stage(&self) -> &Stage {
-        &self.stage
+    /// The preset, its file and its undo history.
+    pub fn document(&self) -> &Document {
+        &self.doc
     }
 
     /// The preset being tuned.
     pub fn preset(&self) -> &Preset {
-        &self.preset
+        &self.doc.preset
     }
 
     /// The preset file, if the preset came from (or was saved to) one.
     pub fn preset_path(&self) -> Option<&Path> {
-        self.preset_path.as_deref()
+        self.doc.path()
     }
 
     /// True when the preset has changes not saved to its file.
     pub fn is_dirty(&self) -> bool {
-        self.preset != self.saved
+        self.doc.is_dirty()
+    }
+
+    /// The playing scene and its clock.
+    pub fn playback(&self) -> &Playback {
+        &self.playback
+    }
+
+    /// The playback, for tools and tests (stepping, scrubbing, poking a particle).
+    pub fn playback_mut(&mut self) -> &mut Playback {
+        &mut self.playback
+    }
+
+    /// The scene playing: the parameters, clip and time the simulation runs with.
+    pub fn scene(&self) -> &Scene {
+        self.playback.scene()
     }
 
     /// The error shown in the window, if any.
@@ -254,18 +214,7 @@ impl App {
 
     /// The window title: the preset's name, `*` when unsaved.
     pub fn window_title(&self) -> String {
-        let file = self
-            .preset_path
-            .as_ref()
-            .and_then(|p| p.file_name())
-            .map(|f| format!(" ({})", f.to_string_lossy()))
-            .unwrap_or_default();
-        format!(
-            "{}{}{} - cloth-tuner",
-            self.preset.name,
-            if self.is_dirty() { " *" } else { "" },
-            file
-        )
+        self.doc.title()
     }
 
     /// True once the artist agreed to quit (nothing unsaved, or Discard): the next close
@@ -274,17 +223,11 @@ impl App {
         self.allow_close
     }
 
-    /// Plays or pauses.
-    pub fn set_playing(&mut self, playing: bool) {
-        self.playing = playing;
-        self.last_frame = None;
-    }
-
     // ----- Actions -----
 
-    fn apply_params(&mut self) {
-        self.stage.set_params(&self.preset.params);
-        self.stepper.set_hz(self.preset.params.timestep_hz);
+    /// Hands the document's knobs to the simulation.
+    fn sync_params(&mut self) {
+        self.playback.set_params(&self.doc.preset.params);
     }
 
     /// Loads a preset file. On any error the message is shown and nothing changes.
@@ -294,55 +237,24 @@ impl App {
                 self.install(p, Some(path.to_path_buf()));
                 self.status = format!("Opened {}", path.display());
             }
-            Err(e) => {
-                self.error = Some(e.to_string());
-            }
+            Err(e) => self.error = Some(e.to_string()),
         }
     }
 
+    /// Puts a preset in as the document and plays it from the clip start.
     fn install(&mut self, preset: Preset, path: Option<PathBuf>) {
-        let garment_changed = preset.garment != self.preset.garment;
-        self.look = FabricLook::for_preset(&look_key(&preset, path.as_deref()));
-        self.saved = preset.clone();
-        self.preset = preset;
-        if let Some(p) = &path {
-            self.remember(p.clone());
-        }
-        self.preset_path = path;
-        self.undo.clear();
+        self.view.look = FabricLook::for_preset(&look_key(&preset, path.as_deref()));
+        self.doc.replace(preset, path);
         self.error = None;
-        self.apply_params();
-        if garment_changed {
-            self.stage.set_garment(self.preset.garment);
-        }
-        self.stage.reset();
-        self.history.clear();
-    }
-
-    fn remember(&mut self, path: PathBuf) {
-        self.recent.retain(|p| p != &path);
-        self.recent.insert(0, path);
-        self.recent.truncate(8);
+        self.playback.load_preset(&self.doc.preset);
     }
 
     /// Saves to `path` (atomically). Errors are shown; the preset stays as it is.
     pub fn save_as(&mut self, path: &Path) {
-        let mut preset = self.preset.clone();
-        if self.preset_path.as_deref() != Some(path) && self.saved.name == preset.name {
-            // A new file: name the preset after it unless the artist renamed it already.
-            if let Some(stem) = path.file_stem() {
-                let stem = stem.to_string_lossy().replace('_', " ");
-                if !stem.is_empty() && self.preset_path.is_some() {
-                    preset.name = capitalise(&stem);
-                }
-            }
-        }
+        let preset = self.doc.to_save_as(path);
         match preset.save(path) {
             Ok(()) => {
-                self.preset = preset.clone();
-                self.saved = preset;
-                self.preset_path = Some(path.to_path_buf());
-                self.remember(path.to_path_buf());
+                self.doc.saved_to(preset, path);
                 self.error = None;
                 self.status = format!("Saved {}", path.display());
             }
@@ -351,7 +263,7 @@ impl App {
     }
 
     fn save(&mut self) {
-        match self.preset_path.clone() {
+        match self.doc.path().map(Path::to_path_buf) {
             Some(p) => self.save_as(&p),
             None => self.ask_path(true),
         }
@@ -359,39 +271,47 @@ impl App {
 
     /// Starts a new preset from shipped preset `i` (unsaved, no file).
     pub fn new_from_shipped(&mut self, i: usize) {
-        let p = shipped(i);
-        self.install(p, None);
-        self.saved = Preset::default();
+        self.install(shipped(i), None);
+        self.doc.mark_unsaved();
         self.status = format!("New preset from {}", SHIPPED.get(i).map_or("", |s| s.0));
     }
 
     /// Runs `action` now, or asks first when it would discard unsaved changes.
-    fn guarded(&mut self, action: Pending) {
-        if self.is_dirty() {
+    fn guarded(&mut self, ctx: &egui::Context, action: Pending) {
+        if self.doc.is_dirty() {
             self.pending = Some(action);
         } else {
-            self.run_pending(action);
+            self.run_pending(ctx, action);
         }
     }
 
-    fn run_pending(&mut self, action: Pending) {
+    fn answer_discard(&mut self, ctx: &egui::Context, discard: bool) {
+        match self.pending.take() {
+            Some(action) if discard => self.run_pending(ctx, action),
+            _ => {}
+        }
+    }
+
+    fn run_pending(&mut self, ctx: &egui::Context, action: Pending) {
         match action {
             Pending::Open(p) => self.open(&p),
             Pending::NewFrom(i) => self.new_from_shipped(i),
-            Pending::Quit => self.allow_close = true,
+            Pending::Quit => {
+                self.allow_close = true;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
         }
     }
 
     /// Opens the typed-path dialog, with a native picker offered from inside it.
     fn ask_path(&mut self, save: bool) {
         let text = self
-            .preset_path
-            .as_ref()
+            .doc
+            .path()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| {
-                let dir = presets_dir();
                 let name = if save { "my_fabric.json" } else { "" };
-                dir.join(name).display().to_string()
+                presets_dir().join(name).display().to_string()
             });
         self.path_dialog = Some(PathDialog { save, text });
     }
@@ -413,66 +333,31 @@ impl App {
     }
 
     pub fn undo(&mut self) {
-        if let Some(p) = self.undo.undo(&self.preset.params) {
-            self.preset.params = p;
-            self.apply_params();
+        if self.doc.undo() {
+            self.sync_params();
         }
     }
 
     pub fn redo(&mut self) {
-        if let Some(p) = self.undo.redo(&self.preset.params) {
-            self.preset.params = p;
-            self.apply_params();
+        if self.doc.redo() {
+            self.sync_params();
         }
     }
 
     /// Switches the clip (restarts it). Errors are shown.
     pub fn set_clip(&mut self, name: &str) {
-        match self.stage.set_clip(name) {
-            Ok(()) => {
-                self.history.clear();
-                self.stepper.reset();
-            }
-            Err(e) => self.error = Some(e.to_string()),
+        if let Err(e) = self.playback.set_clip(name) {
+            self.error = Some(e);
         }
     }
 
-    pub fn reset(&mut self) {
-        self.stage.reset();
-        self.history.clear();
-        self.stepper.reset();
-    }
-
-    /// One fixed step, recorded in the plots.
-    pub fn step_once(&mut self) {
-        self.stage.step();
-        self.history
-            .push(self.stage.time(), self.stage.frame_stats());
-        let (duration, clip_loops) = self.stage.clip_duration();
-        if self.stage.time() >= duration && !clip_loops {
-            if self.looping {
-                self.stage.reset();
-            } else {
-                self.playing = false;
-            }
-        }
-    }
-
-    /// Advances the simulation by `elapsed` seconds of wall time (scaled by the speed), in
-    /// whole fixed steps, never more than [`MAX_STEPS_PER_FRAME`].
-    pub fn advance(&mut self, elapsed: f64) -> u32 {
-        let steps = self.stepper.advance(elapsed * self.speed as f64);
-        for _ in 0..steps {
-            if !self.playing {
-                break;
-            }
-            self.step_once();
-        }
-        steps
+    /// Plays or pauses.
+    pub fn set_playing(&mut self, playing: bool) {
+        self.playback.set_playing(playing);
     }
 
     fn screenshot(&mut self, ctx: &egui::Context) {
-        let Some(rect) = self.viewport.rect() else {
+        let Some(rect) = self.view.viewport.rect() else {
             self.error = Some("no viewport to take a screenshot of".into());
             return;
         };
@@ -498,372 +383,43 @@ impl App {
 
     // ----- Frame -----
 
-    fn handle_keys(&mut self, ui: &mut Ui) {
-        let typing = ui.ctx().egui_wants_keyboard_input();
-        let redo = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
-        let undo = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
-        let (do_redo, do_undo) = ui.input_mut(|i| {
-            let r = i.consume_shortcut(&redo);
-            (r, !r && i.consume_shortcut(&undo))
-        });
-        if do_redo {
-            self.redo();
-        }
-        if do_undo {
-            self.undo();
-        }
-        if typing {
-            return;
-        }
-        let (space, period, r, f) = ui.input_mut(|i| {
-            (
-                i.consume_key(Modifiers::NONE, Key::Space),
-                i.consume_key(Modifiers::NONE, Key::Period),
-                i.consume_key(Modifiers::NONE, Key::R),
-                i.consume_key(Modifiers::NONE, Key::F),
-            )
-        });
-        if space {
-            self.set_playing(!self.playing);
-        }
-        if period {
-            self.playing = false;
-            self.step_once();
-        }
-        if r {
-            self.reset();
-        }
-        if f {
-            self.camera.frame_character(self.stage.character_height());
+    /// Before the panels: the clock, the scrub's fast-forward and the frame rate.
+    fn advance_frame(&mut self, ctx: &egui::Context) {
+        let now = ctx.input(|i| i.time);
+        self.view.fps.frame(now);
+        self.playback.tick(now);
+        if self.playback.is_seeking() {
+            self.playback.seek_for(timeline::SEEK_BUDGET);
+            ctx.request_repaint();
         }
     }
 
-    fn menu_bar(&mut self, ui: &mut Ui) {
-        egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| self.file_menu(ui));
-            ui.menu_button("Edit", |ui| self.edit_menu(ui));
-            ui.menu_button("View", |ui| self.view_menu(ui));
-            ui.separator();
-            self.preset_picker(ui);
-        });
-    }
-
-    fn file_menu(&mut self, ui: &mut Ui) {
-        ui.menu_button("New from", |ui| {
-            for (i, (name, _)) in SHIPPED.iter().enumerate() {
-                if ui.button(*name).clicked() {
-                    self.guarded(Pending::NewFrom(i));
-                }
-            }
-        });
-        if ui.button("Open…").clicked() {
-            self.ask_path(false);
+    /// After the panels: what the artist asked for, then the bookkeeping that follows it.
+    fn apply_commands(&mut self, ctx: &egui::Context, commands: Vec<Command>) {
+        for command in commands {
+            self.apply(ctx, command);
         }
-        if ui.button("Save").clicked() {
-            self.save();
+        let down = ctx.input(|i| i.pointer.any_down());
+        self.doc.settle_gesture(down);
+        self.receive_screenshots();
+        self.recovery_frame(ctx);
+        let title = self.window_title();
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
         }
-        if ui.button("Save As…").clicked() {
-            self.ask_path(true);
-        }
-        ui.separator();
-        if ui.button("Save screenshot (PNG)").clicked() {
-            self.screenshot(ui.ctx());
-        }
-        ui.separator();
-        if ui.button("Quit").clicked() {
-            // Asks first when there are unsaved changes, as the close button does.
-            self.guarded(Pending::Quit);
-            if self.allow_close {
-                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-            }
+        if self.playback.is_playing() {
+            ctx.request_repaint();
         }
     }
 
-    fn edit_menu(&mut self, ui: &mut Ui) {
-        if ui
-            .add_enabled(
-                self.undo.can_undo(),
-                egui::Button::new("Undo").shortcut_text("Ctrl+Z"),
-            )
-            .clicked()
-        {
-            self.undo();
-        }
-        if ui
-            .add_enabled(
-                self.undo.can_redo(),
-                egui::Button::new("Redo").shortcut_text("Ctrl+Shift+Z"),
-            )
-            .clicked()
-        {
-            self.redo();
-        }
-        ui.separator();
-        if ui.button("Revert to saved preset").clicked() {
-            let before = self.preset.params.clone();
-            self.preset.params = self.saved.params.clone();
-            if before != self.preset.params {
-                self.undo.push(before);
-            }
-            self.apply_params();
-        }
-    }
-
-    /// Layers, the fabric look and the camera.
-    fn view_menu(&mut self, ui: &mut Ui) {
-        let o = &mut self.overlays;
-        ui.checkbox(&mut o.body, "Body");
-        ui.checkbox(&mut o.jacket, "Jacket");
-        ui.checkbox(&mut o.shadows, "Shadows");
-        ui.separator();
-        ui.checkbox(
-            &mut o.sim_mesh,
-            "Simulation mesh (stretch blue, shear/bend orange)",
-        );
-        ui.checkbox(&mut o.edge_particles, "Edge particles");
-        ui.checkbox(&mut o.pinned_particles, "Pinned particles");
-        ui.checkbox(&mut o.ellipsoids, "Collision ellipsoids");
-        ui.checkbox(&mut o.max_distance, "Max-distance spheres");
-        ui.checkbox(&mut o.sim_bones, "Bones from the simulation mesh");
-        ui.checkbox(&mut o.wind_arrow, "Wind arrow");
-        ui.checkbox(&mut o.stretch_heat_map, "Stretch heat map");
-        if ui.button("All overlays on").clicked() {
-            o.set_all_debug(true);
-        }
-        if ui.button("All overlays off").clicked() {
-            o.set_all_debug(false);
-        }
-        ui.separator();
-        ui.label("Fabric look");
-        for look in FabricLook::ALL {
-            ui.radio_value(&mut self.look, look, look.label());
-        }
-        ui.separator();
-        let facing = self.stage.root().rotation.to_euler(glam::EulerRot::YXZ).0;
-        for (label, view) in [
-            ("Front view", crate::render::View::Front),
-            ("Side view", crate::render::View::Side),
-            ("Back view", crate::render::View::Back),
-        ] {
-            if ui.button(label).clicked() {
-                self.camera.set_view(view, facing);
-            }
-        }
-        if ui.button("Frame character (F)").clicked() {
-            self.camera.frame_character(self.stage.character_height());
-        }
-        ui.checkbox(&mut self.camera.follow, "Camera follows the character");
-    }
-
-    /// The preset drop-down: shipped presets on disk and recent files.
-    fn preset_picker(&mut self, ui: &mut Ui) {
-        let current = self
-            .preset_path
-            .as_ref()
-            .and_then(|p| p.file_name())
-            .map(|f| f.to_string_lossy().to_string())
-            .unwrap_or_else(|| "(unsaved)".into());
-        let mut choice: Option<PathBuf> = None;
-        egui::ComboBox::from_label("Preset")
-            .selected_text(current)
-            .show_ui(ui, |ui| {
-                for p in list_presets(&presets_dir()) {
-                    let name = p
-                        .file_name()
-                        .map(|f| f.to_string_lossy().to_string())
-                        .unwrap_or_default();
-                    if ui
-                        .selectable_label(self.preset_path.as_ref() == Some(&p), name)
-                        .clicked()
-                    {
-                        choice = Some(p);
-                    }
-                }
-                if !self.recent.is_empty() {
-                    ui.separator();
-                    ui.label("Recent");
-                    for p in self.recent.clone() {
-                        if ui
-                            .selectable_label(
-                                self.preset_path.as_ref() == Some(&p),
-                                p.display().to_string(),
-                            )
-                            .clicked()
-                        {
-                            choice = Some(p);
-                        }
-                    }
-                }
-            });
-        if let Some(p) = choice {
-            self.guarded(Pending::Open(p));
-        }
-    }
-
-    fn playback_bar(&mut self, ui: &mut Ui) {
-        ui.horizontal(|ui| {
-            let clip = self.stage.clip_name().to_string();
-            let mut picked = None;
-            egui::ComboBox::from_label("Clip")
-                .selected_text(&clip)
-                .show_ui(ui, |ui| {
-                    for name in self.stage.clip_names() {
-                        if ui.selectable_label(name == clip, &name).clicked() {
-                            picked = Some(name);
-                        }
-                    }
-                });
-            if let Some(name) = picked {
-                self.set_clip(&name);
-            }
-            let label = if self.playing { "Pause" } else { "Play" };
-            if ui.button(label).on_hover_text("Space").clicked() {
-                self.set_playing(!self.playing);
-            }
-            if ui
-                .button("Step")
-                .on_hover_text("One fixed step (period key)")
-                .clicked()
-            {
-                self.playing = false;
-                self.step_once();
-            }
-            if ui
-                .button("Reset")
-                .on_hover_text("Back to the clip start, cloth at rest (R)")
-                .clicked()
-            {
-                self.reset();
-            }
-            ui.add(
-                egui::Slider::new(&mut self.speed, 0.1..=2.0)
-                    .text("Speed")
-                    .suffix("x")
-                    .clamping(egui::SliderClamping::Always),
-            );
-            ui.checkbox(&mut self.looping, "Loop");
-            self.timeline(ui);
-            ui.label(format!("{:.0} fps", self.fps));
-        });
-    }
-
-    fn dialogs(&mut self, ctx: &egui::Context) {
-        if let Some(action) = self.pending.clone() {
-            let mut answer = None;
-            egui::Modal::new(egui::Id::unique("discard")).show(ctx, |ui| {
-                ui.heading("Unsaved changes");
-                ui.label(format!(
-                    "{} has unsaved changes. Discard them?",
-                    self.preset.name
-                ));
-                ui.horizontal(|ui| {
-                    if ui.button("Discard").clicked() {
-                        answer = Some(true);
-                    }
-                    if ui.button("Cancel").clicked() {
-                        answer = Some(false);
-                    }
-                });
-            });
-            match answer {
-                Some(true) => {
-                    self.pending = None;
-                    self.run_pending(action);
-                    if self.allow_close {
-                        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-                    }
-                }
-                Some(false) => self.pending = None,
-                None => {}
-            }
-        }
-        if let Some(mut d) = self.path_dialog.clone() {
-            let mut done = None;
-            let mut browse = false;
-            let title = if d.save {
-                "Save preset as"
-            } else {
-                "Open preset"
-            };
-            egui::Window::new(title).collapsible(false).show(ctx, |ui| {
-                ui.horizontal(|ui| {
-                    let label = ui.label("Path");
-                    ui.add(egui::TextEdit::singleline(&mut d.text).desired_width(360.0))
-                        .labelled_by(label.id);
-                });
-                ui.horizontal(|ui| {
-                    if ui.button(if d.save { "Save" } else { "Open" }).clicked() {
-                        done = Some(true);
-                    }
-                    if ui.button("Browse…").clicked() {
-                        browse = true;
-                    }
-                    if ui.button("Cancel").clicked() {
-                        done = Some(false);
-                    }
-                });
-            });
-            if browse {
-                self.native_pick(d.save);
-            }
-            match done {
-                Some(true) => {
-                    self.path_dialog = None;
-                    let path = PathBuf::from(d.text.trim());
-                    if d.save {
-                        self.save_as(&path);
-                    } else {
-                        self.guarded(Pending::Open(path));
-                    }
-                }
-                Some(false) => self.path_dialog = None,
-                None => self.path_dialog = Some(d),
-            }
-        }
-        while let Ok((save, picked)) = self.file_picks.1.try_recv() {
-            match picked {
-                Some(p) => {
-                    self.path_dialog = None;
-                    if save {
-                        self.save_as(&p);
-                    } else {
-                        self.guarded(Pending::Open(p));
-                    }
-                }
-                None => {
-                    self.status =
-                        "No file picked (or no native file dialog here): type the path".into();
-                }
-            }
-        }
+    /// Screenshot results that arrived from the thread that wrote them.
+    fn receive_screenshots(&mut self) {
         while let Ok(msg) = self.shots.1.try_recv() {
             match msg.strip_prefix("error: ") {
                 Some(e) => self.error = Some(e.to_string()),
                 None => self.status = msg,
             }
-        }
-    }
-
-    fn frame_timing(&mut self, ui: &Ui) {
-        let now = ui.input(|i| i.time);
-        if let Some(last) = self.last_frame {
-            let dt = now - last;
-            if dt > 0.0 && dt.is_finite() {
-                let inst = 1.0 / dt;
-                self.fps = if self.fps == 0.0 {
-                    inst
-                } else {
-                    self.fps * 0.9 + inst * 0.1
-                };
-                if self.playing {
-                    self.advance(dt);
-                }
-            }
-        }
-        self.last_frame = Some(now);
-        if self.report_fps && now - self.fps_report_at > 3.0 {
-            self.fps_report_at = now;
-            eprintln!("cloth-tuner: {:.1} fps", self.fps);
         }
     }
 }
@@ -875,96 +431,23 @@ impl eframe::App for App {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.pending = Some(Pending::Quit);
         }
-        self.frame_timing(ui);
-        self.handle_keys(ui);
-
-        egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui));
-        egui::Panel::bottom("status").show(ui, |ui| {
-            ui.horizontal(|ui| {
-                if let Some(e) = &self.error {
-                    ui.colored_label(ui.visuals().error_fg_color, e);
-                    if ui.small_button("Dismiss").clicked() {
-                        self.error = None;
-                    }
-                } else {
-                    ui.label(&self.status);
-                }
-            });
-        });
-        egui::Panel::bottom("playback")
-            .resizable(true)
-            .default_size(210.0)
-            .show(ui, |ui| {
-                self.playback_bar(ui);
-                ui.separator();
-                self.history.ui(ui);
-            });
-        egui::Panel::left("params")
-            .resizable(true)
-            .default_size(360.0)
-            .show(ui, |ui| {
-                ui.horizontal(|ui| {
-                    let label = ui.label("Name");
-                    ui.text_edit_singleline(&mut self.preset.name)
-                        .labelled_by(label.id);
-                });
-                ui.horizontal(|ui| {
-                    ui.label("Garment");
-                    let before = self.preset.garment;
-                    for g in Garment::ALL {
-                        ui.radio_value(&mut self.preset.garment, g, g.as_str());
-                    }
-                    if self.preset.garment != before {
-                        self.stage.set_garment(self.preset.garment);
-                        self.history.clear();
-                    }
-                });
-                ui.separator();
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    let before = self.preset.params.clone();
-                    let reset_one = params_panel(ui, &mut self.preset.params, &self.saved.params);
-                    let after = self.preset.params.clone();
-                    if reset_one {
-                        self.undo.push(before.clone());
-                    } else {
-                        let down = ui.input(|i| i.pointer.any_down());
-                        self.undo.track(&before, &after, down);
-                    }
-                    if before != after {
-                        self.apply_params();
-                    }
-                });
-            });
-        egui::CentralPanel::default()
-            .frame(egui::Frame::NONE)
-            .show(ui, |ui| {
-                let data = self.viewport.snapshot(self.stage.scene(), self.look);
-                self.viewport
-                    .ui(ui, &mut self.camera, &self.overlays, data, &mut self.stage);
-            });
-
-        self.dialogs(&ctx);
-        self.recovery_frame(&ctx);
-
-        let title = self.window_title();
-        if title != self.title {
-            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
-            self.title = title;
-        }
-        if self.playing {
-            ctx.request_repaint();
-        }
+        self.advance_frame(&ctx);
+        let mut commands = Vec::new();
+        self.panels(ui, &mut commands);
+        self.dialogs(&ctx, &mut commands);
+        self.recovery_dialogs(&ctx, &mut commands);
+        self.apply_commands(&ctx, commands);
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         let p = Persisted {
-            preset_path: self.preset_path.clone(),
-            recent: self.recent.clone(),
-            camera: self.camera.clone(),
-            overlays: self.overlays.clone(),
-            clip: self.stage.clip_name().to_string(),
-            speed: self.speed,
-            looping: self.looping,
+            preset_path: self.doc.path().map(Path::to_path_buf),
+            recent: self.doc.recent().to_vec(),
+            camera: self.view.camera.clone(),
+            overlays: self.view.overlays.clone(),
+            clip: self.scene().clip_name().to_string(),
+            speed: self.playback.speed,
+            looping: self.playback.looping,
         };
         eframe::set_value(storage, STORAGE_KEY, &p);
     }
@@ -972,6 +455,35 @@ impl eframe::App for App {
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         self.clean_exit();
     }
+}
+
+/// The preset to start with: the one asked for, else the remembered one, else the shipped
+/// tweed; with the error to show when the one asked for does not load.
+fn starting_preset(wanted: Option<&Path>) -> (Preset, Option<PathBuf>, Option<String>) {
+    match wanted.map(|p| (p, Preset::load(p))) {
+        Some((p, Ok(preset))) => (preset, Some(p.to_path_buf()), None),
+        Some((_, Err(e))) => (shipped(0), None, Some(e.to_string())),
+        None => {
+            let tweed = presets_dir().join(SHIPPED[0].0);
+            match Preset::load(&tweed) {
+                Ok(p) => (p, Some(tweed), None),
+                Err(_) => (shipped(0), None, None),
+            }
+        }
+    }
+}
+
+/// The built-in character in `preset` on the remembered clip, else on its first clip.
+fn starting_scene(preset: &Preset, clip: &str) -> Scene {
+    let character = Arc::new(Character::builtin());
+    let clip = if clip.is_empty() { DEFAULT_CLIP } else { clip };
+    Scene::new(character.clone(), preset, clip).unwrap_or_else(|_| {
+        let first = character.clip_names().next().unwrap_or(DEFAULT_CLIP);
+        match Scene::new(character.clone(), preset, first) {
+            Ok(s) => s,
+            Err(e) => panic!("the built-in character cannot play its own clip: {e}"),
+        }
+    })
 }
 
 /// Shipped preset `i` (the tweed when out of range).
@@ -987,14 +499,6 @@ fn look_key(preset: &Preset, path: Option<&Path>) -> String {
         .map(|f| f.to_string_lossy().to_string())
         .unwrap_or_default();
     format!("{} {}", preset.name, file)
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-        None => String::new(),
-    }
 }
 
 /// The folder of shipped presets: `CLOTH_TUNER_PRESETS`, else `./presets`, else the source

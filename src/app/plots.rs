@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use egui::Ui;
 use egui_plot::{Line, Plot, PlotPoints};
 
-use super::stage::FrameStats;
+use crate::rig::FrameStats;
 
 /// How much history the plots keep, seconds of simulation time.
 pub const WINDOW_SECONDS: f64 = 10.0;

@@ -7,7 +7,8 @@ use std::path::Path;
 use eframe::egui;
 
 use super::autosave::{Autosave, Autosaver, Tick};
-use super::{App, Stage};
+use super::command::Command;
+use super::App;
 use crate::preset::Preset;
 use crate::sim::FabricParams;
 
@@ -48,12 +49,12 @@ impl App {
         match Autosave::load(&path) {
             Ok(None) => {}
             Ok(Some(save)) => {
-                let same_source = match (&save.source, &self.preset_path) {
+                let same_source = match (&save.source, self.doc.path()) {
                     (Some(a), Some(b)) => same_file(a, b),
                     (None, None) => true,
                     _ => false,
                 };
-                if save.preset == self.preset && same_source {
+                if &save.preset == self.doc.preset() && same_source {
                     eprintln!(
                         "cloth-tuner: autosave {} matches what was opened; removed",
                         path.display()
@@ -101,21 +102,16 @@ impl App {
         self.recovery.notice.as_ref().map(|n| n.text.as_str())
     }
 
-    /// The playing stage, for tools and tests (poking a particle, for instance).
-    pub fn stage_mut(&mut self) -> &mut Stage {
-        &mut self.stage
-    }
-
     /// Why the 3D view stopped drawing, if it did.
     pub fn viewport_failure(&self) -> Option<String> {
-        self.viewport.failure()
+        self.view.viewport.failure()
     }
 
     /// Records a failure of the 3D drawing exactly as the paint callback does when drawing
     /// panics (tests have no OpenGL, so no paint callback runs there).
     #[doc(hidden)]
     pub fn fail_viewport_drawing(&mut self, message: &str) {
-        self.viewport.record_failure(message);
+        self.view.viewport.record_failure(message);
     }
 
     /// A save failed: the dialog names the file and the reason; the preset, its `*` and the undo
@@ -132,11 +128,11 @@ impl App {
         }
     }
 
-    /// Once per frame, after the panels: reacts to a drawing failure, notices cloth resets,
-    /// keeps the autosave up to date and shows the recovery dialogs.
+    /// Once per frame, after the commands: reacts to a drawing failure, notices cloth resets,
+    /// expires the reset notice and keeps the autosave up to date.
     pub(super) fn recovery_frame(&mut self, ctx: &egui::Context) {
         let now = ctx.input(|i| i.time);
-        if let Some(f) = self.viewport.take_new_failure() {
+        if let Some(f) = self.view.viewport.take_new_failure() {
             self.drawing_failed(now, &f);
             ctx.request_repaint();
         }
@@ -145,9 +141,9 @@ impl App {
         }
         let tick = self.recovery.autosaver.tick(
             now,
-            &self.preset,
-            self.preset_path.as_deref(),
-            self.is_dirty(),
+            self.doc.preset(),
+            self.doc.path(),
+            self.doc.is_dirty(),
         );
         match tick {
             Tick::Wait(s) => ctx.request_repaint_after(std::time::Duration::from_secs_f64(s)),
@@ -157,9 +153,18 @@ impl App {
             }
             Tick::Idle | Tick::Wrote | Tick::Removed => {}
         }
-        self.restore_dialog(ctx, now);
-        self.save_error_dialog(ctx);
-        self.reset_banner(ctx, now);
+        let expired = |n: &ResetNotice| now - n.at >= NOTICE_SECONDS;
+        if self.recovery.notice.as_ref().is_some_and(expired) {
+            self.recovery.notice = None;
+        }
+    }
+
+    /// The recovery dialogs: the autosave offer, a failed save and the reset notice.
+    pub(super) fn recovery_dialogs(&self, ctx: &egui::Context, out: &mut Vec<Command>) {
+        let now = ctx.input(|i| i.time);
+        self.restore_dialog(ctx, out);
+        self.save_error_dialog(ctx, out);
+        self.reset_banner(ctx, now, out);
     }
 
     fn drawing_failed(&mut self, now: f64, failure: &str) {
@@ -167,7 +172,7 @@ impl App {
             match self
                 .recovery
                 .autosaver
-                .write_now(now, &self.preset, self.preset_path.as_deref())
+                .write_now(now, self.doc.preset(), self.doc.path())
             {
                 Ok(()) => format!(
                     "unsaved parameters autosaved to {}",
@@ -190,7 +195,7 @@ impl App {
 
     /// Returns true when a new reset was noticed.
     fn watch_resets(&mut self, now: f64) -> bool {
-        let resets = self.stage.cloth().stats().resets;
+        let resets = self.scene().cloth().stats().resets;
         if resets < self.recovery.seen_resets {
             // A new cloth (another garment) starts counting again.
             self.recovery.seen_resets = resets;
@@ -208,8 +213,8 @@ impl App {
         };
         let text = format!(
             "Cloth reset to the reference pose at t={:.2} s{times}: its state went non-finite or a particle flew past 10x its max distance. {}",
-            self.stage.time(),
-            reset_hint(self.stage.params())
+            self.scene().time(),
+            reset_hint(self.scene().params())
         );
         self.recovery.notice = Some(ResetNotice {
             text,
@@ -219,12 +224,11 @@ impl App {
         true
     }
 
-    fn restore_dialog(&mut self, ctx: &egui::Context, now: f64) {
+    fn restore_dialog(&self, ctx: &egui::Context, out: &mut Vec<Command>) {
         let Some(save) = &self.recovery.offer else {
             return;
         };
-        let mut answer = None;
-        let changes = changed_params(&self.preset.params, &save.preset.params);
+        let changes = changed_params(&self.doc.preset().params, &save.preset.params);
         egui::Modal::new(egui::Id::unique("restore-autosave")).show(ctx, |ui| {
             ui.set_max_width(520.0);
             ui.heading("Restore unsaved work?");
@@ -239,22 +243,23 @@ impl App {
             }
             ui.horizontal(|ui| {
                 if ui.button("Restore").clicked() {
-                    answer = Some(true);
+                    out.push(Command::AnswerRestore(true));
                 }
                 if ui.button("Discard").clicked() {
-                    answer = Some(false);
+                    out.push(Command::AnswerRestore(false));
                 }
             });
         });
-        match answer {
-            Some(true) => self.restore(now),
-            Some(false) => {
-                self.recovery.offer = None;
-                self.recovery.autosaver.hold(false);
-                self.recovery.autosaver.clear();
-                self.status = "Discarded the autosave".into();
-            }
-            None => {}
+    }
+
+    /// Restores the autosave on offer, or throws it away.
+    pub(super) fn answer_restore(&mut self, ctx: &egui::Context, restore: bool) {
+        if restore {
+            self.restore(ctx.input(|i| i.time));
+        } else if self.recovery.offer.take().is_some() {
+            self.recovery.autosaver.hold(false);
+            self.recovery.autosaver.clear();
+            self.status = "Discarded the autosave".into();
         }
     }
 
@@ -271,64 +276,58 @@ impl App {
             _ => {
                 // No file (a new preset) or it is gone: the restored work is all unsaved.
                 self.install(save.preset.clone(), None);
-                self.saved = Preset::default();
+                self.doc.mark_unsaved();
             }
         }
-        let before = self.preset.params.clone();
-        let garment_changed = save.preset.garment != self.preset.garment;
-        self.preset = save.preset.clone();
-        if before != self.preset.params {
-            self.undo.push(before);
-        }
-        self.apply_params();
+        let garment_changed = save.preset.garment != self.doc.preset().garment;
+        self.doc.set_preset(save.preset.clone());
+        self.sync_params();
         if garment_changed {
-            self.stage.set_garment(self.preset.garment);
-            self.history.clear();
+            self.playback.set_garment(save.preset.garment);
         }
         self.recovery
             .autosaver
-            .adopt(&self.preset, self.preset_path.as_deref(), now);
+            .adopt(self.doc.preset(), self.doc.path(), now);
         self.status = format!(
             "Restored unsaved work on {} from the autosave",
             describe_source(source.as_deref())
         );
-        if source.is_some() && self.preset_path.is_none() {
+        if source.is_some() && self.doc.path().is_none() {
             self.status += " (its file is gone: save it somewhere)";
         }
     }
 
-    fn save_error_dialog(&mut self, ctx: &egui::Context) {
-        let Some(message) = self.recovery.save_error.clone() else {
+    pub(super) fn dismiss_save_error(&mut self) {
+        self.recovery.save_error = None;
+    }
+
+    pub(super) fn dismiss_reset_notice(&mut self) {
+        self.recovery.notice = None;
+    }
+
+    fn save_error_dialog(&self, ctx: &egui::Context, out: &mut Vec<Command>) {
+        let Some(message) = &self.recovery.save_error else {
             return;
         };
-        let mut close = false;
         egui::Modal::new(egui::Id::unique("save-error")).show(ctx, |ui| {
             ui.set_max_width(520.0);
             ui.heading("Could not save");
-            ui.label(&message);
+            ui.label(message);
             ui.label("Nothing was written; the changes are still here. Save As to another file.");
             if ui.button("OK").clicked() {
-                close = true;
+                out.push(Command::DismissSaveError);
             }
         });
-        if close {
-            self.recovery.save_error = None;
-        }
     }
 
-    fn reset_banner(&mut self, ctx: &egui::Context, now: f64) {
-        let Some(notice) = self.recovery.notice.clone() else {
+    fn reset_banner(&self, ctx: &egui::Context, now: f64, out: &mut Vec<Command>) {
+        let Some(notice) = &self.recovery.notice else {
             return;
         };
         let left = NOTICE_SECONDS - (now - notice.at);
-        if left <= 0.0 {
-            self.recovery.notice = None;
-            return;
-        }
-        let Some(rect) = self.viewport.rect() else {
+        let Some(rect) = self.view.viewport.rect().filter(|_| left > 0.0) else {
             return;
         };
-        let mut dismiss = false;
         egui::Area::new(egui::Id::unique("reset-notice"))
             .order(egui::Order::Foreground)
             .fixed_pos(rect.left_top() + egui::vec2(12.0, 12.0))
@@ -346,15 +345,11 @@ impl App {
                             .wrap(),
                         );
                         if ui.small_button("Dismiss").clicked() {
-                            dismiss = true;
+                            out.push(Command::DismissResetNotice);
                         }
                     });
             });
-        if dismiss {
-            self.recovery.notice = None;
-        } else {
-            ctx.request_repaint_after(std::time::Duration::from_millis(100));
-        }
+        ctx.request_repaint_after(std::time::Duration::from_millis(100));
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use egui::{PointerButton, Rect, Sense, Ui};
 use glam::{Mat4, Vec3};
 
-use super::stage::Stage;
+use super::command::Command;
 use crate::render::{
     scene_data, ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Renderer, SceneData,
 };
@@ -218,14 +218,16 @@ impl Viewport {
         }
     }
 
-    /// Draws the viewport and handles the camera and poking.
+    /// Draws the viewport and moves the camera; poking a particle of the cloth (`positions`,
+    /// character space) is pushed as a [`Command::Drag`].
     pub fn ui(
         &mut self,
         ui: &mut Ui,
         camera: &mut OrbitCamera,
         overlays: &Overlays,
         snapshot: Snapshot,
-        stage: &mut Stage,
+        positions: &[Vec3],
+        out: &mut Vec<Command>,
     ) {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
@@ -236,10 +238,9 @@ impl Viewport {
 
         // Poke: ctrl + left drag holds the nearest particle under the pointer.
         if response.drag_started_by(PointerButton::Primary) && ctrl {
-            if let (Some(pos), Some(pointer)) =
-                (stage.cloth_positions(), response.interact_pointer_pos())
-            {
-                self.poke = pick(camera, followed, aspect, rect, pointer, &snapshot.root, pos);
+            if let Some(pointer) = response.interact_pointer_pos() {
+                let root = &snapshot.root;
+                self.poke = pick(camera, followed, aspect, rect, pointer, root, positions);
             }
         }
         if let Some(poke) = self.poke {
@@ -252,11 +253,17 @@ impl Viewport {
                     let world = o + d * t;
                     let local = snapshot.root.inverse().transform_point3(world);
                     if local.is_finite() {
-                        stage.drag(poke.particle, Some(local));
+                        out.push(Command::Drag {
+                            particle: poke.particle,
+                            target: Some(local),
+                        });
                     }
                 }
             } else {
-                stage.drag(poke.particle, None);
+                out.push(Command::Drag {
+                    particle: poke.particle,
+                    target: None,
+                });
                 self.poke = None;
             }
         } else if response.dragged_by(PointerButton::Middle)

@@ -1,0 +1,138 @@
+//! What the artist asked for, as values. The panels, keys and dialogs only read the app and
+//! push [`Command`]s during the UI pass; [`App::apply`] carries them out after it, so no panel
+//! sees the state change half-way through a frame (a clip switched under the timeline, a
+//! preset replaced under the parameter panel).
+
+use std::path::PathBuf;
+
+use eframe::egui;
+use glam::Vec3;
+
+use super::{App, Pending};
+use crate::preset::Garment;
+use crate::render::{FabricLook, Overlays, View};
+use crate::sim::FabricParams;
+
+/// One thing the artist asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// A new, unsaved preset from shipped preset `i` (asks first about unsaved changes).
+    NewFrom(usize),
+    /// Open a preset file (asks first about unsaved changes).
+    Open(PathBuf),
+    /// Save to the preset's file, or ask where when it has none.
+    Save,
+    SaveAs(PathBuf),
+    /// Show the typed-path dialog for saving (`true`) or opening.
+    AskPath {
+        save: bool,
+    },
+    /// Offer the native file dialog for saving (`true`) or opening.
+    Browse {
+        save: bool,
+    },
+    ClosePathDialog,
+    /// Close the window (asks first about unsaved changes).
+    Quit,
+    /// The answer to "discard unsaved changes?": go ahead (`true`) or keep them.
+    AnswerDiscard(bool),
+    Rename(String),
+    SetGarment(Garment),
+    /// The parameter panel's knobs after this frame: `reset_one` when a knob was reset to its
+    /// saved value, `pointer_down` while a slider gesture may still be going on.
+    EditParams {
+        params: FabricParams,
+        reset_one: bool,
+        pointer_down: bool,
+    },
+    Undo,
+    Redo,
+    RevertToSaved,
+    SetClip(String),
+    TogglePlay,
+    /// Pause and take one fixed step.
+    Step,
+    Reset,
+    SetSpeed(f32),
+    SetLooping(bool),
+    /// Scrub the timeline to this many seconds from the clip start.
+    Seek(f64),
+    /// Hold a particle at a character-space point (`None` lets go).
+    Drag {
+        particle: usize,
+        target: Option<Vec3>,
+    },
+    SetOverlays(Overlays),
+    SetLook(FabricLook),
+    SetView(View),
+    FrameCharacter,
+    SetFollow(bool),
+    Screenshot,
+    DismissError,
+    /// The answer to the autosave offer: restore it (`true`) or throw it away.
+    AnswerRestore(bool),
+    DismissSaveError,
+    DismissResetNotice,
+}
+
+impl App {
+    /// Carries out one command.
+    pub fn apply(&mut self, ctx: &egui::Context, command: Command) {
+        let playback = &mut self.playback;
+        match command {
+            Command::NewFrom(i) => self.guarded(ctx, Pending::NewFrom(i)),
+            Command::Open(p) => self.guarded(ctx, Pending::Open(p)),
+            Command::Quit => self.guarded(ctx, Pending::Quit),
+            Command::AnswerDiscard(go) => self.answer_discard(ctx, go),
+            Command::Save => self.save(),
+            Command::SaveAs(p) => self.save_as(&p),
+            Command::AskPath { save } => self.ask_path(save),
+            Command::Browse { save } => self.native_pick(save),
+            Command::ClosePathDialog => self.path_dialog = None,
+            Command::Screenshot => self.screenshot(ctx),
+            Command::DismissError => self.error = None,
+            Command::AnswerRestore(restore) => self.answer_restore(ctx, restore),
+            Command::DismissSaveError => self.dismiss_save_error(),
+            Command::DismissResetNotice => self.dismiss_reset_notice(),
+            Command::Rename(name) => self.doc.preset.name = name,
+            Command::SetGarment(g) => {
+                self.doc.preset.garment = g;
+                playback.set_garment(g);
+            }
+            Command::EditParams {
+                params,
+                reset_one,
+                pointer_down,
+            } => {
+                self.doc.edit_params(params, reset_one, pointer_down);
+                self.sync_params();
+            }
+            Command::Undo => self.undo(),
+            Command::Redo => self.redo(),
+            Command::RevertToSaved => {
+                self.doc.revert_params();
+                self.sync_params();
+            }
+            Command::SetClip(name) => self.set_clip(&name),
+            Command::TogglePlay => playback.set_playing(!playback.is_playing()),
+            Command::Step => playback.single_step(),
+            Command::Reset => playback.reset(),
+            Command::SetSpeed(s) => playback.speed = s,
+            Command::SetLooping(on) => playback.looping = on,
+            Command::Seek(t) => playback.seek_to(t),
+            Command::Drag { particle, target } => playback.scene_mut().drag(particle, target),
+            Command::SetOverlays(o) => self.view.overlays = o,
+            Command::SetLook(look) => self.view.look = look,
+            Command::SetView(view) => {
+                let root = playback.scene().root().rotation;
+                let facing = root.to_euler(glam::EulerRot::YXZ).0;
+                self.view.camera.set_view(view, facing);
+            }
+            Command::FrameCharacter => {
+                let height = playback.scene().character().height();
+                self.view.camera.frame_character(height);
+            }
+            Command::SetFollow(on) => self.view.camera.follow = on,
+        }
+    }
+}

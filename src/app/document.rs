@@ -1,0 +1,248 @@
+//! The document: the preset being tuned, the file it belongs to, what was last saved there and
+//! the undo history of its knobs. Nothing here knows about the window or the simulation; the
+//! app applies the returned changes to the playing scene.
+
+use std::path::{Path, PathBuf};
+
+use super::undo::Undo;
+use crate::preset::Preset;
+use crate::sim::FabricParams;
+
+/// How many recent files the preset picker lists.
+const RECENT_LIMIT: usize = 8;
+
+/// The preset, its file and its history.
+#[derive(Clone, Debug)]
+pub struct Document {
+    /// The preset being tuned; its `params` are the live knobs.
+    pub(super) preset: Preset,
+    /// The preset as last loaded or saved (the title's `*` compares against it).
+    saved: Preset,
+    path: Option<PathBuf>,
+    recent: Vec<PathBuf>,
+    undo: Undo,
+}
+
+impl Document {
+    /// A document for `preset`, loaded from `path` (saved as it is).
+    pub fn new(preset: Preset, path: Option<PathBuf>, recent: Vec<PathBuf>) -> Self {
+        Self {
+            saved: preset.clone(),
+            preset,
+            path,
+            recent,
+            undo: Undo::default(),
+        }
+    }
+
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
+    /// The preset as last loaded or saved.
+    pub fn saved(&self) -> &Preset {
+        &self.saved
+    }
+
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Files opened or saved lately, newest first.
+    pub fn recent(&self) -> &[PathBuf] {
+        &self.recent
+    }
+
+    pub fn undo_history(&self) -> &Undo {
+        &self.undo
+    }
+
+    /// True when the preset has changes not saved to its file.
+    pub fn is_dirty(&self) -> bool {
+        self.preset != self.saved
+    }
+
+    /// The window title: the preset's name, `*` when unsaved, and the file's name.
+    pub fn title(&self) -> String {
+        let file = self
+            .path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|f| format!(" ({})", f.to_string_lossy()))
+            .unwrap_or_default();
+        let star = if self.is_dirty() { " *" } else { "" };
+        format!("{}{star}{file} - cloth-tuner", self.preset.name)
+    }
+
+    /// Puts another preset in (opened, or new when `path` is `None`): it counts as saved, the
+    /// undo history is forgotten and the file joins the recent list.
+    pub fn replace(&mut self, preset: Preset, path: Option<PathBuf>) {
+        self.saved = preset.clone();
+        self.preset = preset;
+        if let Some(p) = &path {
+            self.remember(p.clone());
+        }
+        self.path = path;
+        self.undo.clear();
+    }
+
+    /// Marks the whole preset as unsaved work (a new preset, or one restored from an autosave
+    /// whose file is gone).
+    pub fn mark_unsaved(&mut self) {
+        self.saved = Preset::default();
+    }
+
+    fn remember(&mut self, path: PathBuf) {
+        self.recent.retain(|p| p != &path);
+        self.recent.insert(0, path);
+        self.recent.truncate(RECENT_LIMIT);
+    }
+
+    /// The preset as it would be written to `path`: saved to a new file, a preset the artist
+    /// has not renamed is named after that file.
+    pub fn to_save_as(&self, path: &Path) -> Preset {
+        let mut preset = self.preset.clone();
+        let new_file = self.path.as_deref() != Some(path);
+        if new_file && self.path.is_some() && self.saved.name == preset.name {
+            if let Some(stem) = path.file_stem() {
+                let stem = stem.to_string_lossy().replace('_', " ");
+                if !stem.is_empty() {
+                    preset.name = capitalise(&stem);
+                }
+            }
+        }
+        preset
+    }
+
+    /// `preset` was written to `path`: it is the document's file and saved state now.
+    pub fn saved_to(&mut self, preset: Preset, path: &Path) {
+        self.preset = preset.clone();
+        self.saved = preset;
+        self.path = Some(path.to_path_buf());
+        self.remember(path.to_path_buf());
+    }
+
+    /// Replaces the whole preset (name, garment and knobs) as one undoable edit of the knobs.
+    pub fn set_preset(&mut self, preset: Preset) {
+        let before = self.preset.params.clone();
+        self.preset = preset;
+        if before != self.preset.params {
+            self.undo.push(before);
+        }
+    }
+
+    /// One frame of knob editing from the parameter panel: `reset_one` when a knob was reset to
+    /// its saved value (one step at once), else a slider gesture that is one step on release.
+    pub fn edit_params(&mut self, params: FabricParams, reset_one: bool, pointer_down: bool) {
+        let before = std::mem::replace(&mut self.preset.params, params);
+        if reset_one {
+            self.undo.push(before);
+        } else {
+            self.undo.track(&before, &self.preset.params, pointer_down);
+        }
+    }
+
+    /// Ends a slider gesture when the pointer was let go in a frame with no edit.
+    pub fn settle_gesture(&mut self, pointer_down: bool) {
+        let p = self.preset.params.clone();
+        self.undo.track(&p, &p, pointer_down);
+    }
+
+    /// Puts the saved knobs back, as one undoable step. Returns true when they changed.
+    pub fn revert_params(&mut self) -> bool {
+        let mut preset = self.preset.clone();
+        preset.params = self.saved.params.clone();
+        let changed = preset.params != self.preset.params;
+        self.set_preset(preset);
+        changed
+    }
+
+    /// Steps the knobs back. Returns true when they changed.
+    pub fn undo(&mut self) -> bool {
+        match self.undo.undo(&self.preset.params) {
+            Some(p) => {
+                self.preset.params = p;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Steps the knobs forward again. Returns true when they changed.
+    pub fn redo(&mut self) -> bool {
+        match self.undo.redo(&self.preset.params) {
+            Some(p) => {
+                self.preset.params = p;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tweed() -> Preset {
+        super::super::shipped(0)
+    }
+
+    #[test]
+    fn saving_an_unrenamed_preset_to_a_new_file_names_it_after_the_file() {
+        let mut doc = Document::new(tweed(), Some(PathBuf::from("tweed.json")), Vec::new());
+        let out = doc.to_save_as(Path::new("/tmp/heavy_wool.json"));
+        assert_eq!(out.name, "Heavy wool");
+        doc.preset.name = "Mine".into();
+        assert_eq!(
+            doc.to_save_as(Path::new("/tmp/heavy_wool.json")).name,
+            "Mine"
+        );
+        let same = doc.to_save_as(Path::new("tweed.json"));
+        assert_eq!(same.name, "Mine");
+    }
+
+    #[test]
+    fn a_saved_preset_is_clean_and_first_in_the_recent_list() {
+        let mut doc = Document::new(tweed(), None, vec![PathBuf::from("a.json")]);
+        doc.preset.params.damping *= 2.0;
+        assert!(doc.is_dirty());
+        assert!(doc.title().contains(" *"));
+        let p = doc.to_save_as(Path::new("b.json"));
+        doc.saved_to(p, Path::new("b.json"));
+        assert!(!doc.is_dirty());
+        assert_eq!(
+            doc.recent(),
+            [PathBuf::from("b.json"), PathBuf::from("a.json")]
+        );
+        assert_eq!(
+            doc.title(),
+            format!("{} (b.json) - cloth-tuner", doc.preset.name)
+        );
+    }
+
+    #[test]
+    fn revert_is_one_undo_step_and_undo_redo_report_a_change() {
+        let mut doc = Document::new(tweed(), None, Vec::new());
+        let saved = doc.preset.params.clone();
+        let mut edited = saved.clone();
+        edited.damping = 0.2;
+        doc.edit_params(edited.clone(), false, false);
+        assert!(doc.revert_params());
+        assert_eq!(doc.preset.params, saved);
+        assert!(!doc.revert_params(), "nothing left to revert");
+        assert!(doc.undo());
+        assert_eq!(doc.preset.params, edited);
+        assert!(doc.redo());
+        assert_eq!(doc.preset.params, saved);
+        assert!(!doc.redo());
+    }
+}

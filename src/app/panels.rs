@@ -1,0 +1,271 @@
+//! The window's panels and keys: menu bar, status bar, playback bar with the plots, the
+//! parameter panel and the 3D viewport. Each reads the app and pushes [`Command`]s; nothing
+//! here changes the document or the playback.
+
+use std::path::PathBuf;
+
+use eframe::egui;
+use egui::{Key, KeyboardShortcut, Modifiers, Ui};
+
+use super::command::Command;
+use super::playback::SPEED_RANGE;
+use super::{list_presets, params_panel, presets_dir, timeline, App, SHIPPED};
+use crate::preset::Garment;
+
+impl App {
+    /// Every panel of the window, in the order egui lays them out.
+    pub(super) fn panels(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
+        self.keys(ui, out);
+        egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui, out));
+        egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui, out));
+        egui::Panel::bottom("playback")
+            .resizable(true)
+            .default_size(210.0)
+            .show(ui, |ui| {
+                self.playback_bar(ui, out);
+                ui.separator();
+                self.playback.history.ui(ui);
+            });
+        egui::Panel::left("params")
+            .resizable(true)
+            .default_size(360.0)
+            .show(ui, |ui| self.params_side(ui, out));
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE)
+            .show(ui, |ui| self.viewport(ui, out));
+    }
+
+    fn keys(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let redo = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+        let undo = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
+        ui.input_mut(|i| {
+            if i.consume_shortcut(&redo) {
+                out.push(Command::Redo);
+            } else if i.consume_shortcut(&undo) {
+                out.push(Command::Undo);
+            }
+        });
+        if ui.ctx().egui_wants_keyboard_input() {
+            return;
+        }
+        for (key, command) in [
+            (Key::Space, Command::TogglePlay),
+            (Key::Period, Command::Step),
+            (Key::R, Command::Reset),
+            (Key::F, Command::FrameCharacter),
+        ] {
+            if ui.input_mut(|i| i.consume_key(Modifiers::NONE, key)) {
+                out.push(command);
+            }
+        }
+    }
+
+    fn menu_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| file_menu(ui, out));
+            ui.menu_button("Edit", |ui| self.edit_menu(ui, out));
+            ui.menu_button("View", |ui| self.view.menu(ui, out));
+            ui.separator();
+            self.preset_picker(ui, out);
+        });
+    }
+
+    fn edit_menu(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let history = self.doc.undo_history();
+        let undo = egui::Button::new("Undo").shortcut_text("Ctrl+Z");
+        if ui.add_enabled(history.can_undo(), undo).clicked() {
+            out.push(Command::Undo);
+        }
+        let redo = egui::Button::new("Redo").shortcut_text("Ctrl+Shift+Z");
+        if ui.add_enabled(history.can_redo(), redo).clicked() {
+            out.push(Command::Redo);
+        }
+        ui.separator();
+        if ui.button("Revert to saved preset").clicked() {
+            out.push(Command::RevertToSaved);
+        }
+    }
+
+    /// The preset drop-down: shipped presets on disk and recent files.
+    fn preset_picker(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let open = self.doc.path();
+        let current = open
+            .and_then(|p| p.file_name())
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_else(|| "(unsaved)".into());
+        let mut choice: Option<PathBuf> = None;
+        egui::ComboBox::from_label("Preset")
+            .selected_text(current)
+            .show_ui(ui, |ui| {
+                for p in list_presets(&presets_dir()) {
+                    let name = p
+                        .file_name()
+                        .map(|f| f.to_string_lossy().to_string())
+                        .unwrap_or_default();
+                    if ui.selectable_label(open == Some(&p), name).clicked() {
+                        choice = Some(p);
+                    }
+                }
+                if !self.doc.recent().is_empty() {
+                    ui.separator();
+                    ui.label("Recent");
+                    for p in self.doc.recent() {
+                        let label = p.display().to_string();
+                        if ui.selectable_label(open == Some(p), label).clicked() {
+                            choice = Some(p.clone());
+                        }
+                    }
+                }
+            });
+        if let Some(p) = choice {
+            out.push(Command::Open(p));
+        }
+    }
+
+    fn status_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        ui.horizontal(|ui| match &self.error {
+            Some(e) => {
+                ui.colored_label(ui.visuals().error_fg_color, e);
+                if ui.small_button("Dismiss").clicked() {
+                    out.push(Command::DismissError);
+                }
+            }
+            None => {
+                ui.label(&self.status);
+            }
+        });
+    }
+
+    fn playback_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let playback = &self.playback;
+        ui.horizontal(|ui| {
+            let clip = playback.scene().clip_name();
+            egui::ComboBox::from_label("Clip")
+                .selected_text(clip)
+                .show_ui(ui, |ui| {
+                    for name in playback.scene().clip_names() {
+                        if ui.selectable_label(name == clip, &name).clicked() {
+                            out.push(Command::SetClip(name));
+                        }
+                    }
+                });
+            let label = if playback.is_playing() {
+                "Pause"
+            } else {
+                "Play"
+            };
+            if ui.button(label).on_hover_text("Space").clicked() {
+                out.push(Command::TogglePlay);
+            }
+            let step = ui
+                .button("Step")
+                .on_hover_text("One fixed step (period key)");
+            if step.clicked() {
+                out.push(Command::Step);
+            }
+            let reset = ui
+                .button("Reset")
+                .on_hover_text("Back to the clip start, cloth at rest (R)");
+            if reset.clicked() {
+                out.push(Command::Reset);
+            }
+            let mut speed = playback.speed;
+            ui.add(
+                egui::Slider::new(&mut speed, SPEED_RANGE)
+                    .text("Speed")
+                    .suffix("x")
+                    .clamping(egui::SliderClamping::Always),
+            );
+            if speed != playback.speed {
+                out.push(Command::SetSpeed(speed));
+            }
+            let mut looping = playback.looping;
+            if ui.checkbox(&mut looping, "Loop").changed() {
+                out.push(Command::SetLooping(looping));
+            }
+            timeline::timeline(playback, ui, out);
+            ui.label(format!("{:.0} fps", self.view.fps.fps()));
+        });
+    }
+
+    /// The left panel: the preset's name, its garment and every knob.
+    fn params_side(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let preset = &self.doc.preset;
+        ui.horizontal(|ui| {
+            let label = ui.label("Name");
+            let mut name = preset.name.clone();
+            ui.text_edit_singleline(&mut name).labelled_by(label.id);
+            if name != preset.name {
+                out.push(Command::Rename(name));
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label("Garment");
+            let mut garment = preset.garment;
+            for g in Garment::ALL {
+                ui.radio_value(&mut garment, g, g.as_str());
+            }
+            if garment != preset.garment {
+                out.push(Command::SetGarment(garment));
+            }
+        });
+        ui.separator();
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            let mut params = preset.params.clone();
+            let reset_one = params_panel(ui, &mut params, &self.doc.saved().params);
+            if reset_one || params != preset.params {
+                let pointer_down = ui.input(|i| i.pointer.any_down());
+                out.push(Command::EditParams {
+                    params,
+                    reset_one,
+                    pointer_down,
+                });
+            }
+        });
+    }
+
+    /// The 3D view. Moving the camera is the view's own interaction and happens here; poking
+    /// the cloth is a command.
+    fn viewport(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let scene = self.playback.scene();
+        let view = &mut self.view;
+        let snapshot = view.viewport.snapshot(scene, view.look);
+        let positions = scene.cloth().positions();
+        view.viewport.ui(
+            ui,
+            &mut view.camera,
+            &view.overlays,
+            snapshot,
+            positions,
+            out,
+        );
+    }
+}
+
+fn file_menu(ui: &mut Ui, out: &mut Vec<Command>) {
+    ui.menu_button("New from", |ui| {
+        for (i, (name, _)) in SHIPPED.iter().enumerate() {
+            if ui.button(*name).clicked() {
+                out.push(Command::NewFrom(i));
+            }
+        }
+    });
+    for (label, command) in [
+        ("Open…", Command::AskPath { save: false }),
+        ("Save", Command::Save),
+        ("Save As…", Command::AskPath { save: true }),
+    ] {
+        if ui.button(label).clicked() {
+            out.push(command);
+        }
+    }
+    ui.separator();
+    if ui.button("Save screenshot (PNG)").clicked() {
+        out.push(Command::Screenshot);
+    }
+    ui.separator();
+    if ui.button("Quit").clicked() {
+        // Asks first when there are unsaved changes, as the close button does.
+        out.push(Command::Quit);
+    }
+}

@@ -1,0 +1,122 @@
+//! How the scene is looked at: the camera, the overlays, the fabric look, the 3D viewport and
+//! the frame-rate meter, with the View menu that changes them.
+
+use eframe::egui;
+use egui::Ui;
+
+use super::command::Command;
+use super::viewport::Viewport;
+use crate::render::{FabricLook, OrbitCamera, Overlays, View};
+
+/// Seconds between two frame-rate lines on stderr (`--report-fps`).
+const FPS_REPORT_SECONDS: f64 = 3.0;
+
+/// The view's state.
+pub struct ViewState {
+    pub camera: OrbitCamera,
+    pub overlays: Overlays,
+    pub look: FabricLook,
+    pub viewport: Viewport,
+    pub fps: FpsMeter,
+}
+
+/// A smoothed frame rate, printed now and then when asked to.
+#[derive(Clone, Debug, Default)]
+pub struct FpsMeter {
+    fps: f64,
+    last: Option<f64>,
+    report: bool,
+    reported_at: f64,
+}
+
+impl FpsMeter {
+    /// A meter that prints the rate to stderr every few seconds when `report` is set.
+    pub fn new(report: bool) -> Self {
+        Self {
+            report,
+            ..Self::default()
+        }
+    }
+
+    /// A frame drawn at clock time `now`.
+    pub fn frame(&mut self, now: f64) {
+        if let Some(last) = self.last {
+            let dt = now - last;
+            if dt > 0.0 && dt.is_finite() {
+                let inst = 1.0 / dt;
+                self.fps = if self.fps == 0.0 {
+                    inst
+                } else {
+                    self.fps * 0.9 + inst * 0.1
+                };
+            }
+        }
+        self.last = Some(now);
+        if self.report && now - self.reported_at > FPS_REPORT_SECONDS {
+            self.reported_at = now;
+            eprintln!("cloth-tuner: {:.1} fps", self.fps);
+        }
+    }
+
+    pub fn fps(&self) -> f64 {
+        self.fps
+    }
+}
+
+impl ViewState {
+    /// The View menu: layers, the fabric look and the camera.
+    pub fn menu(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let mut o = self.overlays.clone();
+        ui.checkbox(&mut o.body, "Body");
+        ui.checkbox(&mut o.jacket, "Jacket");
+        ui.checkbox(&mut o.shadows, "Shadows");
+        ui.separator();
+        ui.checkbox(
+            &mut o.sim_mesh,
+            "Simulation mesh (stretch blue, shear/bend orange)",
+        );
+        ui.checkbox(&mut o.edge_particles, "Edge particles");
+        ui.checkbox(&mut o.pinned_particles, "Pinned particles");
+        ui.checkbox(&mut o.ellipsoids, "Collision ellipsoids");
+        ui.checkbox(&mut o.max_distance, "Max-distance spheres");
+        ui.checkbox(&mut o.sim_bones, "Bones from the simulation mesh");
+        ui.checkbox(&mut o.wind_arrow, "Wind arrow");
+        ui.checkbox(&mut o.stretch_heat_map, "Stretch heat map");
+        if ui.button("All overlays on").clicked() {
+            o.set_all_debug(true);
+        }
+        if ui.button("All overlays off").clicked() {
+            o.set_all_debug(false);
+        }
+        if o != self.overlays {
+            out.push(Command::SetOverlays(o));
+        }
+        ui.separator();
+        ui.label("Fabric look");
+        let mut look = self.look;
+        for l in FabricLook::ALL {
+            ui.radio_value(&mut look, l, l.label());
+        }
+        if look != self.look {
+            out.push(Command::SetLook(look));
+        }
+        ui.separator();
+        for (label, view) in [
+            ("Front view", View::Front),
+            ("Side view", View::Side),
+            ("Back view", View::Back),
+        ] {
+            if ui.button(label).clicked() {
+                out.push(Command::SetView(view));
+            }
+        }
+        if ui.button("Frame character (F)").clicked() {
+            out.push(Command::FrameCharacter);
+        }
+        let mut follow = self.camera.follow;
+        ui.checkbox(&mut follow, "Camera follows the character");
+        if follow != self.camera.follow {
+            out.push(Command::SetFollow(follow));
+        }
+    }
+}
