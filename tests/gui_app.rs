@@ -208,3 +208,34 @@ fn opening_a_preset_with_more_decimals_than_a_slider_shows_changes_nothing() {
         h.state().window_title()
     );
 }
+
+#[test]
+fn commands_take_effect_after_the_frame_and_a_bad_clip_changes_nothing() {
+    use cloth_tuner::app::Command;
+    let mut h = harness();
+    let ctx = h.ctx.clone();
+    let clip = h.state().scene().clip_name().to_string();
+    h.state_mut()
+        .apply(&ctx, Command::SetClip("no_such_clip".into()));
+    let error = h.state().error().expect("an error").to_string();
+    assert!(error.contains("no_such_clip"), "{error}");
+    assert_eq!(h.state().scene().clip_name(), clip);
+
+    // A knob edit is one undo step, and undo puts the simulation's knobs back too.
+    let before = h.state().params().clone();
+    let mut params = before.clone();
+    params.damping = 0.3;
+    h.state_mut().apply(
+        &ctx,
+        Command::EditParams {
+            params,
+            reset_one: false,
+            pointer_down: false,
+        },
+    );
+    assert_eq!(h.state().scene().params().damping, 0.3);
+    assert!(h.state().is_dirty());
+    h.state_mut().apply(&ctx, Command::Undo);
+    assert_eq!(h.state().scene().params(), &before);
+    assert!(!h.state().is_dirty());
+}
