@@ -84,7 +84,7 @@ pub(super) fn map(ctx: &Ctx, _warnings: &mut [Warning]) -> Mapped {
         "SoftBodyCreationSettings": {
             "mNumIterations": iterations,
             "mLinearDamping": jolt_linear_damping(p.damping as f64, ctx.h, sub_rate),
-            "mGravityFactor": p.gravity as f64 / STANDARD_GRAVITY,
+            "mGravityFactor": (p.gravity / STANDARD_GRAVITY as f32) as f64,
             "mFriction": per_rate(p.contact_damping as f64, ctx.h, sub_rate),
             "mVertexRadius": p.collision_margin,
         },

@@ -296,7 +296,8 @@ pub fn export_for_engine(
         Engine::NvCloth => nvcloth::map(&ctx, &mut warnings),
         Engine::Magica2 => magica2::map(&ctx, &mut warnings),
     };
-    let doc = envelope(engine, &preset, &ctx, &mapped, &warnings);
+    let mut doc = envelope(engine, &preset, &ctx, &mapped, &warnings);
+    tidy_numbers(&mut doc);
     let mut files = vec![ExportFile {
         extension: "json",
         contents: serde_json::to_string_pretty(&doc).expect("a JSON value prints") + "\n",
@@ -345,6 +346,25 @@ fn envelope(engine: Engine, preset: &Preset, ctx: &Ctx, m: &Mapped, warnings: &[
     })
 }
 
+/// Every number as the shortest text of its `f32` (the engines read single precision), so
+/// `0.2` reads 0.2 and not its `f64` widening.
+fn tidy_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let short = n
+                .as_f64()
+                .and_then(|x| format!("{}", x as f32).parse::<f64>().ok())
+                .and_then(serde_json::Number::from_f64);
+            if let Some(short) = short {
+                *n = short;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(tidy_numbers),
+        Value::Object(map) => map.values_mut().for_each(tidy_numbers),
+        _ => {}
+    }
+}
+
 /// A warning for every row of the engine's "does not map" table whose knob is set so that
 /// the difference shows, plus zero iterations, which no engine can express.
 fn lost_warnings(engine: Engine, p: &FabricParams) -> Vec<Warning> {
@@ -385,6 +405,7 @@ fn knob_shows(knob: &str, p: &FabricParams) -> bool {
     match knob {
         "edge_damping" => p.edge_damping != p.damping,
         "edge_world_motion_fraction" => p.edge_world_motion_fraction != p.world_motion_fraction,
+        "world_motion_fraction" => p.world_motion_fraction != 1.0,
         "edge_wind_scale" => windy && p.edge_wind_scale != 1.0,
         "edge_max_distance_scale" => p.edge_max_distance_scale != 1.0,
         "contact_damping" => p.contact_damping != p.damping,

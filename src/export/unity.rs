@@ -83,7 +83,7 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         // as a constant acceleration, and so is the wind's mean push.
         "externalAcceleration": {
             "x": dir[0] * mean,
-            "y": STANDARD_GRAVITY - p.gravity as f64,
+            "y": (STANDARD_GRAVITY as f32 - p.gravity) as f64,
             "z": dir[2] * mean,
         },
         "randomAcceleration": { "x": dir[0].abs() * gust, "y": 0.0, "z": dir[2].abs() * gust },
