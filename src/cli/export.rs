@@ -56,7 +56,9 @@ pub fn export_engine(
     let original = Preset::load(preset)?;
     let hz = timestep_hz.map(rate_f32).transpose()?;
     let result = export_for_engine(engine, &original, hz, grid).with_context(|| {
-        let rate = timestep_hz.map(|h| format!(" --timestep-hz {h}:")).unwrap_or_default();
+        let rate = timestep_hz
+            .map(|h| format!(" --timestep-hz {h}:"))
+            .unwrap_or_default();
         format!("{rate} cannot export {} for {engine}", preset.display())
     })?;
     let mut report = format!(

@@ -161,9 +161,17 @@ fn snippet(properties: &Value, per_particle: &Value, ctx: &Ctx) -> String {
         .flatten()
         .enumerate()
     {
-        let _ = writeln!(s, "\tshared.mVertices[{i}].mInvMass = {}f;", f(&v["mInvMass"]));
+        let _ = writeln!(
+            s,
+            "\tshared.mVertices[{i}].mInvMass = {}f;",
+            f(&v["mInvMass"])
+        );
     }
-    for k in per_particle["mSkinnedConstraints"].as_array().into_iter().flatten() {
+    for k in per_particle["mSkinnedConstraints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
         let _ = writeln!(
             s,
             "\tshared.mSkinnedConstraints.push_back(SoftBodySharedSettings::Skinned({}, {}f, FLT_MAX, 40.0f));",

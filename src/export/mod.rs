@@ -30,8 +30,8 @@ mod jolt;
 mod magica2;
 mod nvcloth;
 pub mod particles;
-mod unity;
 pub mod units;
+mod unity;
 
 pub use particles::{particle_table, GridSize, Particle};
 
@@ -444,7 +444,9 @@ pub(crate) fn clamp_warn(
 
 /// Writes one engine's "does not map" table as Markdown (the rows of `docs/engines.md`).
 pub fn does_not_map_table(engine: Engine) -> String {
-    let mut out = String::from("| our knob | closest substitute | what the artist will see differ |\n|---|---|---|\n");
+    let mut out = String::from(
+        "| our knob | closest substitute | what the artist will see differ |\n|---|---|---|\n",
+    );
     for l in engine.does_not_map() {
         out.push_str(&format!(
             "| `{}` | {} | {} |\n",

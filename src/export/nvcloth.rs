@@ -11,8 +11,8 @@ use std::fmt::Write;
 use serde_json::{json, Value};
 
 use super::jolt::f;
-use super::unity::wind_accelerations;
 use super::units::{drag_coefficient, per_rate, REFERENCE_AREAL_DENSITY};
+use super::unity::wind_accelerations;
 use super::{clamp_warn, xyz, Ctx, Lost, Mapped, Warning};
 
 /// What NvCloth cannot take.
@@ -81,7 +81,14 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         })
     };
     let drag = drag_coefficient(p.wind_drag as f64, REFERENCE_AREAL_DENSITY);
-    let drag = clamp_warn(warnings, "wind_drag", "setDragCoefficient", drag, 0.0, 0.999);
+    let drag = clamp_warn(
+        warnings,
+        "wind_drag",
+        "setDragCoefficient",
+        drag,
+        0.0,
+        0.999,
+    );
     let (dir, _, _) = wind_accelerations(p);
     let s = p.wind_speed as f64;
     let f_world = p.world_motion_fraction as f64;
@@ -148,7 +155,12 @@ fn snippet(pr: &Value, pp: &Value, ctx: &Ctx) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let _ = write!(s, " {} }};\nstatic const float kMaxDistance[] = {{ {} }};\n\n", list(&pp["createCloth"]["particles"]), list(&pp["getMotionConstraints"]));
+    let _ = write!(
+        s,
+        " {} }};\nstatic const float kMaxDistance[] = {{ {} }};\n\n",
+        list(&pp["createCloth"]["particles"]),
+        list(&pp["getMotionConstraints"])
+    );
     let _ = writeln!(
         s,
         "void ApplyClothTuner(nv::cloth::Cloth &cloth, const nv::cloth::Fabric &fabric, const uint32_t *phaseTypes)\n{{\n\

@@ -116,7 +116,9 @@ mod tests {
         assert!(t[..5].iter().all(|q| q.pinned && q.max_distance_m == 0.0));
         assert!(t[..5].iter().all(|q| q.inv_mass == 0.0));
         // Row 3 is the hem: all edges, twice the hem distance, inverse mass 1.
-        assert!(t[15..].iter().all(|q| q.edge && (q.max_distance_m - 0.6).abs() < 1e-6));
+        assert!(t[15..]
+            .iter()
+            .all(|q| q.edge && (q.max_distance_m - 0.6).abs() < 1e-6));
         assert!(t[15..].iter().all(|q| q.inv_mass == 1.0));
         // An interior particle of row 1: a third of the way, four times the hem's mass.
         let q = t[7];
@@ -124,7 +126,9 @@ mod tests {
         assert_eq!(q.inv_mass, 0.25);
         let csv = to_csv(&t);
         assert_eq!(csv.lines().count(), 21);
-        assert!(csv.starts_with("index,row,col,pinned,edge,max_distance_m,inv_mass\n0,0,0,1,0,0,0\n"));
+        assert!(
+            csv.starts_with("index,row,col,pinned,edge,max_distance_m,inv_mass\n0,0,0,1,0,0,0\n")
+        );
     }
 
     #[test]

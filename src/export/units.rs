@@ -100,7 +100,10 @@ mod tests {
         let dt = 1.0 / 240.0;
         for k in [0.05, 0.3, 0.9, 1.0] {
             let a = compliance_from_stiffness(k, 2.0, dt);
-            assert!((stiffness_from_compliance(a, 2.0, dt) - k).abs() < 1e-12, "{k}");
+            assert!(
+                (stiffness_from_compliance(a, 2.0, dt) - k).abs() < 1e-12,
+                "{k}"
+            );
         }
         assert_eq!(compliance_from_stiffness(1.0, 2.0, dt), 0.0);
         assert_eq!(compliance_from_stiffness(0.0, 2.0, dt), f32::MAX as f64);

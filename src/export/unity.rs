@@ -70,8 +70,22 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
     // Unity refuses a stretching stiffness of 0: the weakest it takes stands for none.
     let stretch = per_rate(p.stretch_stiffness as f64, relax_rate, PERIOD_HZ).max(1e-4);
     let (dir, mean, gust) = wind_accelerations(p);
-    let mean = clamp_warn(warnings, "wind_speed", "externalAcceleration", mean, 0.0, 1000.0);
-    let gust = clamp_warn(warnings, "gust_amplitude", "randomAcceleration", gust, 0.0, 1000.0);
+    let mean = clamp_warn(
+        warnings,
+        "wind_speed",
+        "externalAcceleration",
+        mean,
+        0.0,
+        1000.0,
+    );
+    let gust = clamp_warn(
+        warnings,
+        "gust_amplitude",
+        "randomAcceleration",
+        gust,
+        0.0,
+        1000.0,
+    );
     let properties = json!({
         "stretchingStiffness": stretch,
         "bendingStiffness": per_rate(p.shear_bend_stiffness as f64, relax_rate, PERIOD_HZ),
@@ -88,7 +102,7 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         },
         "randomAcceleration": { "x": dir[0].abs() * gust, "y": 0.0, "z": dir[2].abs() * gust },
         "useGravity": true,
-        "clothSolverFrequency": clamp_warn(warnings, "iterations", "clothSolverFrequency", passes_per_s, 1.0, 10000.0),
+        "clothSolverFrequency": passes_per_s,
         "useTethers": p.hard_constraints,
     });
     let coefficients: Vec<Value> = ctx
