@@ -1,7 +1,7 @@
 //! `cloth-tuner export` and `cloth-tuner schema`: take a preset to an engine, as our own JSON
 //! or as an engine's settings (see [`crate::export`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 
@@ -69,7 +69,7 @@ pub fn export_engine(
         grid.rows
     );
     for file in &result.files {
-        let path = file_path(out, file.extension);
+        let path = file.path_beside(out);
         write_atomic(&path, file.contents.as_bytes())?;
         report.push_str(&format!("  wrote {}\n", path.display()));
     }
@@ -77,16 +77,6 @@ pub fn export_engine(
         report.push_str(&format!("  warning: {w}\n"));
     }
     Ok(report)
-}
-
-/// Where a file with `extension` goes: `out` itself for the settings ("json"), else `out`
-/// with its extension replaced.
-fn file_path(out: &Path, extension: &str) -> PathBuf {
-    if extension == "json" {
-        out.to_path_buf()
-    } else {
-        out.with_extension(extension)
-    }
 }
 
 /// The rate as the `f32` the preset holds; a rate the `f32` only rounds to is refused rather

@@ -199,6 +199,19 @@ pub struct ExportFile {
     pub contents: String,
 }
 
+impl ExportFile {
+    /// Where this file goes when the settings are saved at `out`: `out` itself for the
+    /// settings ("json"), else `out` with its extension replaced (`tweed_jolt.cpp` beside
+    /// `tweed_jolt.json`).
+    pub fn path_beside(&self, out: &std::path::Path) -> std::path::PathBuf {
+        if self.extension == "json" {
+            out.to_path_buf()
+        } else {
+            out.with_extension(self.extension)
+        }
+    }
+}
+
 /// What an engine export produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineExport {
