@@ -4,6 +4,7 @@
 //! With `default-features = false` this crate is the cloth solver ([`sim`]) and the fabric
 //! preset file ([`preset`]) only: no window, no GL, nothing an engine would not want.
 
+pub mod export;
 pub mod files;
 pub mod preset;
 pub mod sim;

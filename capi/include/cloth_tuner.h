@@ -41,9 +41,13 @@ typedef enum CtStatus {
 } CtStatus;
 
 /**
- * The shape of a [`CtCollider`].
+ * The shape of a [`CtCollider`], the values of its `kind`.
  */
-typedef enum CtColliderKind {
+enum CtColliderKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
   /**
    * `a` centre, `rotation`, `b` radii along the local axes.
    */
@@ -60,7 +64,14 @@ typedef enum CtColliderKind {
    * `a` a point on the plane, `b` the unit normal toward the free side.
    */
   CT_COLLIDER_KIND_PLANE = 3,
-} CtColliderKind;
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CtColliderKind CtColliderKind;
+#else
+typedef uint32_t CtColliderKind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
 
 /**
  * A cloth built from a preset and a grid. Opaque to C.
@@ -126,9 +137,11 @@ typedef struct CtFrame {
  */
 typedef struct CtCollider {
   /**
-   * The shape.
+   * The shape: a [`CtColliderKind`] value. An integer, not the enum, so that a value this
+   * library does not know is refused with `CT_STATUS_INVALID_ARGUMENT` instead of being
+   * read as an enum it cannot be.
    */
-  enum CtColliderKind kind;
+  uint32_t kind;
   /**
    * Centre (ellipsoid, sphere), first end (capsule) or a point (plane).
    */
@@ -263,7 +276,7 @@ enum CtStatus ct_cloth_advance(struct CtCloth *cloth,
                                uint32_t *steps);
 
 /**
- * Number of particles (`cols * rows`); 0 for a null cloth.
+ * Number of particles (`cols * rows`); 0 for a null or misaligned cloth pointer.
  *
  * # Safety
  * `cloth` must be null or from [`ct_cloth_create`].

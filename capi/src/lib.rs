@@ -10,6 +10,11 @@
 //!
 //! Coordinates are metres in the character's space (+Y up) except the frame, which places the
 //! character in the world. Quaternions are `x, y, z, w`.
+//!
+//! Nothing from C is trusted to be a valid Rust value: enumerations arrive as plain integers
+//! and are checked (an older or newer header may send a kind this library does not know),
+//! every pointer is checked for null and alignment before it is read, and every count that
+//! can be checked against the cloth is.
 
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
@@ -74,8 +79,8 @@ pub struct CtFrame {
     pub translation: CtVec3,
 }
 
-/// The shape of a [`CtCollider`].
-#[repr(C)]
+/// The shape of a [`CtCollider`], the values of its `kind`.
+#[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CtColliderKind {
     /// `a` centre, `rotation`, `b` radii along the local axes.
@@ -88,12 +93,23 @@ pub enum CtColliderKind {
     Plane = 3,
 }
 
+impl CtColliderKind {
+    /// The kind whose value is `kind`, if there is one.
+    fn from_u32(kind: u32) -> Option<Self> {
+        [Self::Ellipsoid, Self::Sphere, Self::Capsule, Self::Plane]
+            .into_iter()
+            .find(|k| *k as u32 == kind)
+    }
+}
+
 /// A collider in character space. Which fields count depends on `kind`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CtCollider {
-    /// The shape.
-    pub kind: CtColliderKind,
+    /// The shape: a [`CtColliderKind`] value. An integer, not the enum, so that a value this
+    /// library does not know is refused with `CT_STATUS_INVALID_ARGUMENT` instead of being
+    /// read as an enum it cannot be.
+    pub kind: u32,
     /// Centre (ellipsoid, sphere), first end (capsule) or a point (plane).
     pub a: CtVec3,
     /// Radii (ellipsoid), second end (capsule) or normal (plane).
@@ -196,8 +212,19 @@ fn quat(q: CtQuat) -> Quat {
     Quat::from_xyzw(q.x, q.y, q.z, q.w)
 }
 
-fn collider(c: &CtCollider) -> Collider {
-    match c.kind {
+/// The collider `c` (the `index`-th), or why its kind is not one.
+fn collider(index: usize, c: &CtCollider) -> Result<Collider, (CtStatus, String)> {
+    let kind = CtColliderKind::from_u32(c.kind).ok_or_else(|| {
+        (
+            CtStatus::InvalidArgument,
+            format!(
+                "collider {index}: `kind` is {}; the kinds are 0 (ellipsoid), 1 (sphere), \
+                 2 (capsule), 3 (plane)",
+                c.kind
+            ),
+        )
+    })?;
+    Ok(match kind {
         CtColliderKind::Ellipsoid => Collider::Ellipsoid {
             center: vec3(c.a),
             rotation: quat(c.rotation),
@@ -216,7 +243,38 @@ fn collider(c: &CtCollider) -> Collider {
             point: vec3(c.a),
             normal: vec3(c.b),
         },
+    })
+}
+
+/// Refuses a pointer that is not aligned for `T` (reading through it would be undefined).
+fn aligned<T>(ptr: *const T, name: &str) -> Result<(), (CtStatus, String)> {
+    if ptr.is_aligned() {
+        Ok(())
+    } else {
+        Err((
+            CtStatus::InvalidArgument,
+            format!(
+                "`{name}` is not aligned to {} bytes",
+                std::mem::align_of::<T>()
+            ),
+        ))
     }
+}
+
+/// # Safety
+/// `ptr` must be null or point to a readable `T`.
+unsafe fn as_ref<'a, T>(ptr: *const T, name: &str) -> Result<&'a T, (CtStatus, String)> {
+    aligned(ptr, name)?;
+    // SAFETY: aligned, and null or readable per the contract.
+    unsafe { ptr.as_ref() }.ok_or_else(|| null(name))
+}
+
+/// # Safety
+/// `ptr` must be null or point to a writable `T`.
+unsafe fn as_mut<'a, T>(ptr: *mut T, name: &str) -> Result<&'a mut T, (CtStatus, String)> {
+    aligned(ptr, name)?;
+    // SAFETY: aligned, and null or writable per the contract.
+    unsafe { ptr.as_mut() }.ok_or_else(|| null(name))
 }
 
 /// # Safety
@@ -231,6 +289,13 @@ unsafe fn slice<'a, T>(
     }
     if ptr.is_null() {
         return Err(null(name));
+    }
+    aligned(ptr, name)?;
+    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err((
+            CtStatus::InvalidArgument,
+            format!("`{name}`: a length of {len} cannot be in memory"),
+        ));
     }
     // SAFETY: the caller guarantees `len` readable values at `ptr`.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
@@ -256,7 +321,8 @@ pub unsafe extern "C" fn ct_cloth_create(
         if out.is_null() {
             return Err(null("out"));
         }
-        // SAFETY: checked non-null; the caller gives writable storage.
+        aligned(out, "out")?;
+        // SAFETY: checked non-null and aligned; the caller gives writable storage.
         unsafe { *out = std::ptr::null_mut() };
         if preset_path.is_null() {
             return Err(null("preset_path"));
@@ -303,7 +369,7 @@ pub unsafe extern "C" fn ct_cloth_create(
 /// `cloth` must be null or a pointer from [`ct_cloth_create`] not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn ct_cloth_free(cloth: *mut CtCloth) {
-    if cloth.is_null() {
+    if cloth.is_null() || !cloth.is_aligned() {
         return;
     }
     let _ = catch_unwind(AssertUnwindSafe(|| {
@@ -336,7 +402,9 @@ unsafe fn load_input(c: &mut CtCloth, input: &CtStepInput) -> Result<Frame, (CtS
         *r = vec3(*p);
     }
     c.colliders.clear();
-    c.colliders.extend(colliders.iter().map(collider));
+    for (i, k) in colliders.iter().enumerate() {
+        c.colliders.push(collider(i, k)?);
+    }
     Ok(Frame::new(
         quat(input.frame.rotation),
         vec3(input.frame.translation),
@@ -365,9 +433,9 @@ fn step_once(c: &mut CtCloth, frame: Frame) -> Result<(), (CtStatus, String)> {
 pub unsafe extern "C" fn ct_cloth_step(cloth: *mut CtCloth, input: *const CtStepInput) -> CtStatus {
     guard(|| {
         // SAFETY: per the contract, valid or null.
-        let c = unsafe { cloth.as_mut() }.ok_or_else(|| null("cloth"))?;
+        let c = unsafe { as_mut(cloth, "cloth") }?;
         // SAFETY: per the contract, valid or null.
-        let input = unsafe { input.as_ref() }.ok_or_else(|| null("input"))?;
+        let input = unsafe { as_ref(input, "input") }?;
         // SAFETY: per the contract.
         let frame = unsafe { load_input(c, input) }?;
         step_once(c, frame)
@@ -389,9 +457,9 @@ pub unsafe extern "C" fn ct_cloth_advance(
 ) -> CtStatus {
     guard(|| {
         // SAFETY: per the contract, valid or null.
-        let c = unsafe { cloth.as_mut() }.ok_or_else(|| null("cloth"))?;
+        let c = unsafe { as_mut(cloth, "cloth") }?;
         // SAFETY: per the contract, valid or null.
-        let input = unsafe { input.as_ref() }.ok_or_else(|| null("input"))?;
+        let input = unsafe { as_ref(input, "input") }?;
         // SAFETY: per the contract.
         let frame = unsafe { load_input(c, input) }?;
         let due = c.clock.advance(elapsed);
@@ -399,21 +467,22 @@ pub unsafe extern "C" fn ct_cloth_advance(
             step_once(c, frame)?;
         }
         if !steps.is_null() {
-            // SAFETY: non-null and writable per the contract.
+            aligned(steps, "steps")?;
+            // SAFETY: non-null, aligned and writable per the contract.
             unsafe { *steps = due };
         }
         Ok(())
     })
 }
 
-/// Number of particles (`cols * rows`); 0 for a null cloth.
+/// Number of particles (`cols * rows`); 0 for a null or misaligned cloth pointer.
 ///
 /// # Safety
 /// `cloth` must be null or from [`ct_cloth_create`].
 #[no_mangle]
 pub unsafe extern "C" fn ct_cloth_particle_count(cloth: *const CtCloth) -> usize {
     // SAFETY: per the contract, valid or null.
-    unsafe { cloth.as_ref() }.map_or(0, |c| c.reference.len())
+    unsafe { as_ref(cloth, "cloth") }.map_or(0, |c| c.reference.len())
 }
 
 /// Copies the particle positions (character space) into `out`, which holds `len` values
@@ -429,7 +498,7 @@ pub unsafe extern "C" fn ct_cloth_positions(
 ) -> CtStatus {
     guard(|| {
         // SAFETY: per the contract, valid or null.
-        let c = unsafe { cloth.as_ref() }.ok_or_else(|| null("cloth"))?;
+        let c = unsafe { as_ref(cloth, "cloth") }?;
         let pos = c.cloth.positions();
         if len < pos.len() {
             return Err((
@@ -440,6 +509,7 @@ pub unsafe extern "C" fn ct_cloth_positions(
         if out.is_null() {
             return Err(null("out"));
         }
+        aligned(out, "out")?;
         // SAFETY: writable for `len` >= pos.len() values per the contract.
         let out = unsafe { std::slice::from_raw_parts_mut(out, pos.len()) };
         for (o, p) in out.iter_mut().zip(pos) {
@@ -461,9 +531,9 @@ pub unsafe extern "C" fn ct_cloth_positions(
 pub unsafe extern "C" fn ct_cloth_stats(cloth: *const CtCloth, out: *mut CtStats) -> CtStatus {
     guard(|| {
         // SAFETY: per the contract, valid or null.
-        let c = unsafe { cloth.as_ref() }.ok_or_else(|| null("cloth"))?;
+        let c = unsafe { as_ref(cloth, "cloth") }?;
         // SAFETY: per the contract, valid or null.
-        let out = unsafe { out.as_mut() }.ok_or_else(|| null("out"))?;
+        let out = unsafe { as_mut(out, "out") }?;
         let s = c.cloth.stats();
         *out = CtStats {
             steps: s.steps,
@@ -492,7 +562,7 @@ pub unsafe extern "C" fn ct_cloth_reset(
 ) -> CtStatus {
     guard(|| {
         // SAFETY: per the contract, valid or null.
-        let c = unsafe { cloth.as_mut() }.ok_or_else(|| null("cloth"))?;
+        let c = unsafe { as_mut(cloth, "cloth") }?;
         // SAFETY: per the contract.
         let points = unsafe { slice(reference, len, "reference") }?;
         let points: Vec<Vec3> = points.iter().copied().map(vec3).collect();

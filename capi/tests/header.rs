@@ -28,6 +28,8 @@ fn generate() -> String {
         ..Default::default()
     };
     config.enumeration.rename_variants = cbindgen::RenameRule::QualifiedScreamingSnakeCase;
+    // `CtCollider::kind` is a plain integer; the kinds' names still belong in the header.
+    config.export.include = vec!["CtColliderKind".to_string()];
     let bindings = cbindgen::Builder::new()
         .with_config(config)
         .with_src(dir.join("src/lib.rs"))

@@ -1,9 +1,12 @@
-//! `cloth-tuner export` and `cloth-tuner schema`: take a preset to an engine.
+//! `cloth-tuner export` and `cloth-tuner schema`: take a preset to an engine, as our own JSON
+//! or as an engine's settings (see [`crate::export`]).
 
 use std::path::Path;
 
 use anyhow::Context;
 
+use crate::export::{export_for_engine, Engine, GridSize};
+use crate::files::write_atomic;
 use crate::preset::{convert_preset, Preset};
 
 /// Loads `preset`, converts it to `timestep_hz` when given, and saves it atomically to `out`.
@@ -13,16 +16,8 @@ pub fn export(preset: &Path, timestep_hz: Option<f64>, out: &Path) -> anyhow::Re
     let from_hz = original.params.timestep_hz;
     let (exported, changes) = match timestep_hz {
         None => (original, Vec::new()),
-        Some(hz) => convert_preset(&original, hz as f32)
-            .with_context(|| format!("--timestep-hz {hz}: cannot convert {}", preset.display()))
-            .and_then(|(p, changes)| {
-                // An f64 the f32 cannot hold exactly is still refused by the range check;
-                // catch a rate that only rounds into range too.
-                if (p.params.timestep_hz as f64 - hz).abs() > 1e-3 * hz.abs().max(1.0) {
-                    anyhow::bail!("--timestep-hz {hz}: not a representable time step");
-                }
-                Ok((p, changes))
-            })?,
+        Some(hz) => convert_preset(&original, rate_f32(hz)?)
+            .with_context(|| format!("--timestep-hz {hz}: cannot convert {}", preset.display()))?,
     };
     exported.save(out)?;
     let to_hz = exported.params.timestep_hz;
@@ -41,6 +36,57 @@ pub fn export(preset: &Path, timestep_hz: Option<f64>, out: &Path) -> anyhow::Re
         ));
     }
     Ok(report)
+}
+
+/// `export --engine`: the engine's settings at `out`, the per-particle table and any C++
+/// snippet beside it (same name, their own extension), each written atomically. Returns the
+/// report: the files and every warning.
+pub fn export_engine(
+    engine: &str,
+    grid: Option<&str>,
+    preset: &Path,
+    timestep_hz: Option<f64>,
+    out: &Path,
+) -> anyhow::Result<String> {
+    let engine = Engine::from_name(engine).context("--engine")?;
+    let grid = match grid {
+        Some(text) => GridSize::parse(text).map_err(|e| anyhow::anyhow!("--grid: {e}"))?,
+        None => GridSize::builtin_jacket(),
+    };
+    let original = Preset::load(preset)?;
+    let hz = timestep_hz.map(rate_f32).transpose()?;
+    let result = export_for_engine(engine, &original, hz, grid).with_context(|| {
+        let rate = timestep_hz
+            .map(|h| format!(" --timestep-hz {h}:"))
+            .unwrap_or_default();
+        format!("{rate} cannot export {} for {engine}", preset.display())
+    })?;
+    let mut report = format!(
+        "{} -> {engine} ({}, {} x {} grid)\n",
+        preset.display(),
+        engine.info().version,
+        grid.cols,
+        grid.rows
+    );
+    for file in &result.files {
+        let path = file.path_beside(out);
+        write_atomic(&path, file.contents.as_bytes())?;
+        report.push_str(&format!("  wrote {}\n", path.display()));
+    }
+    for w in &result.warnings {
+        report.push_str(&format!("  warning: {w}\n"));
+    }
+    Ok(report)
+}
+
+/// The rate as the `f32` the preset holds; a rate the `f32` only rounds to is refused rather
+/// than silently changed.
+fn rate_f32(hz: f64) -> anyhow::Result<f32> {
+    let r = hz as f32;
+    if r.is_finite() && (r as f64 - hz).abs() > 1e-3 * hz.abs().max(1.0) {
+        anyhow::bail!("--timestep-hz {hz}: not a representable time step");
+    }
+    Ok(r)
 }
 
 #[cfg(test)]

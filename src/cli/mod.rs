@@ -61,8 +61,19 @@ pub enum Command {
     /// Write a preset for an engine, optionally converted to another fixed time step: the
     /// per-step knobs (damping, stiffness, iterations) are rewritten so the fabric behaves the
     /// same at the new step, and the step it was converted from is recorded
-    /// (`converted_from_hz`). The file is written atomically.
+    /// (`converted_from_hz`). Without `--engine`, our own preset JSON (for engines that embed
+    /// this library); with it, that engine's settings under its own names (`--out`), the
+    /// per-particle table beside it (`.particles.csv`) and, for jolt and nvcloth, a C++
+    /// snippet (`.cpp`); every knob the engine cannot take is printed as a warning. Files are
+    /// written atomically.
     Export {
+        /// unity, chaos, jolt, nvcloth or magica2. Omit for our own preset JSON.
+        #[arg(long)]
+        engine: Option<String>,
+        /// The garment grid the per-particle data is for, COLSxROWS (default: the built-in
+        /// jacket's grid). Only with --engine.
+        #[arg(long, value_name = "COLSxROWS", requires = "engine")]
+        grid: Option<String>,
         /// The preset to export (JSON).
         #[arg(long)]
         preset: PathBuf,
@@ -189,11 +200,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Export {
+            engine,
+            grid,
             preset,
             timestep_hz,
             out,
         }) => {
-            print!("{}", export::export(&preset, timestep_hz, &out)?);
+            let report = match engine {
+                None => export::export(&preset, timestep_hz, &out)?,
+                Some(e) => export::export_engine(&e, grid.as_deref(), &preset, timestep_hz, &out)?,
+            };
+            print!("{report}");
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Drift {

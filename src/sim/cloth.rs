@@ -268,19 +268,8 @@ impl Cloth {
         let p = &self.params;
         let topo = &self.topo;
         for i in 0..topo.len() {
-            let t = topo.row_fraction(i);
-            let mut d = p.max_distance_top
-                + (p.max_distance_hem - p.max_distance_top) * t.powf(p.max_distance_exponent);
-            if topo.edge[i] {
-                d *= p.edge_max_distance_scale;
-            }
-            self.max_distance[i] = d;
-            // Mass grows by `mass_falloff` per row upward from the hem.
-            self.inv_mass[i] = if topo.pinned[i] {
-                0.0
-            } else {
-                p.mass_falloff.powi(-((topo.rows - 1 - topo.row(i)) as i32))
-            };
+            self.max_distance[i] = p.max_distance_at(topo.row_fraction(i), topo.edge[i]);
+            self.inv_mass[i] = p.inv_mass_at(topo.row(i), topo.rows, topo.pinned[i]);
         }
         let falloff = p.mass_falloff;
         for proj in self

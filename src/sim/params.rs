@@ -404,6 +404,30 @@ impl FabricParams {
         1.0 / (self.timestep_hz * self.substeps.max(1) as f32)
     }
 
+    /// The max distance (metres) of a particle `row_fraction` of the way from the top row (0)
+    /// to the hem (1): `top + (hem - top) * t^exponent`, times the edge scale for an edge
+    /// particle. The solver and the engine exports both read it here, so they cannot disagree.
+    pub fn max_distance_at(&self, row_fraction: f32, edge: bool) -> f32 {
+        let d = self.max_distance_top
+            + (self.max_distance_hem - self.max_distance_top)
+                * row_fraction.powf(self.max_distance_exponent);
+        if edge {
+            d * self.edge_max_distance_scale
+        } else {
+            d
+        }
+    }
+
+    /// The inverse mass of a particle in `row` of a `rows`-row grid: 0 when pinned, 1 at the
+    /// hem, divided by `mass_falloff` for every row above it (K.I.S.A's heavier upper rows).
+    pub fn inv_mass_at(&self, row: usize, rows: usize, pinned: bool) -> f32 {
+        if pinned {
+            0.0
+        } else {
+            self.mass_falloff.powi(-((rows - 1 - row) as i32))
+        }
+    }
+
     /// Every field that is out of its range or not finite, with its spec and value.
     pub fn out_of_range(&self) -> Vec<(&'static ParamSpec, f64)> {
         Self::SPECS

@@ -1,0 +1,344 @@
+//! Side by side with Jolt: the same hanging panel and the same three motions (released from
+//! 30°, a 1 Hz sway that stops, a 1.5 m/s move that stops), run in our solver with a preset
+//! and in Jolt's soft body with what `export --engine jolt` writes for it. Prints settle
+//! time, hem swing and stretch for both.
+//!
+//! Opt-in, not part of `cargo test` or CI: the Jolt side is a C++ program
+//! (`tools/jolt-compare/`) that needs a Jolt Physics build. Without `--jolt` only our side runs.
+//!
+//! ```text
+//! cargo run --release --example side_by_side -- --preset presets/tweed.json \
+//!     [--jolt tools/jolt-compare/build/jolt_compare] [--work target/side_by_side] \
+//!     [--set KNOB=VALUE ...]
+//! ```
+//!
+//! The motions, the panel and the measurements are defined here once: the Jolt program reads
+//! the panel, the settings and each motion from files this writes, and writes back the
+//! positions of every frame, which are measured by the same code as ours.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cloth_tuner::export::{export_for_engine, Engine, GridSize};
+use cloth_tuner::preset::Preset;
+use cloth_tuner::rig::metrics::SETTLE_SPEED;
+use cloth_tuner::sim::{Cloth, FabricParams, Frame, StepInput, Topology};
+use glam::{Quat, Vec3};
+use serde_json::Value;
+
+/// The panel: columns along X, rows down, 5 cm apart, hanging from its top row.
+const GRID: GridSize = GridSize { cols: 9, rows: 10 };
+const SPACING: f32 = 0.05;
+/// Output frames a second (and the engine step).
+const FPS: f32 = 60.0;
+/// Seconds simulated per motion.
+const SECONDS: f32 = 6.0;
+
+/// One of the motions: the top row's offset along Z at every frame, where the motion ends
+/// (settle time counts from there) and the initial tilt of the panel about its top edge.
+struct Motion {
+    name: &'static str,
+    offset_z: Vec<f32>,
+    end_s: f32,
+    tilt_deg: f32,
+}
+
+fn motions() -> Vec<Motion> {
+    let frames = (SECONDS * FPS) as usize;
+    let t = |i: usize| (i + 1) as f32 / FPS;
+    vec![
+        Motion {
+            name: "hanging (released at 30°)",
+            offset_z: vec![0.0; frames],
+            end_s: 0.0,
+            tilt_deg: 30.0,
+        },
+        Motion {
+            name: "sway (1 Hz, 10 cm, 3 s)",
+            offset_z: (0..frames)
+                .map(|i| {
+                    if t(i) < 3.0 {
+                        0.1 * (std::f32::consts::TAU * t(i)).sin()
+                    } else {
+                        0.0
+                    }
+                })
+                .collect(),
+            end_s: 3.0,
+            tilt_deg: 0.0,
+        },
+        Motion {
+            name: "stop (1.5 m/s for 0.5 s)",
+            offset_z: (0..frames).map(|i| 1.5 * t(i).min(0.5)).collect(),
+            end_s: 0.5,
+            tilt_deg: 0.0,
+        },
+    ]
+}
+
+/// The panel's rest positions, and its start tilted about the top edge toward +Z.
+fn panel(tilt_deg: f32) -> (Vec<Vec3>, Vec<Vec3>) {
+    let top_left = Vec3::new(-0.2, 1.5, 0.0);
+    let rest = Topology::flat_grid(GRID.cols, GRID.rows, SPACING, top_left).rest;
+    let tilt = Quat::from_rotation_x(-tilt_deg.to_radians());
+    let start = rest
+        .iter()
+        .map(|p| top_left + tilt * (*p - top_left))
+        .collect();
+    (rest, start)
+}
+
+/// The fabric as the comparison runs it: no wind (Jolt has none). The max distances stay:
+/// both solvers hold each particle near the panel's skinned pose, which moves with the top
+/// row (our reference points; Jolt's skinned constraints).
+fn comparable(params: &FabricParams) -> FabricParams {
+    FabricParams {
+        wind_speed: 0.0,
+        ..params.clone()
+    }
+}
+
+/// Our solver on one motion: the positions after every frame.
+fn run_ours(params: &FabricParams, m: &Motion) -> Vec<Vec<Vec3>> {
+    let (rest, start) = panel(m.tilt_deg);
+    let topo = Topology::from_grid(GRID.cols, GRID.rows, rest.clone()).expect("a valid panel");
+    let mut cloth = Cloth::new(topo, params);
+    cloth.reset_to(&start).expect("finite start");
+    let mut reference = rest.clone();
+    m.offset_z
+        .iter()
+        .map(|&dz| {
+            for (r, p) in reference.iter_mut().zip(&rest) {
+                *r = *p + Vec3::Z * dz;
+            }
+            let input = StepInput {
+                frame: Frame::IDENTITY,
+                reference: &reference,
+                colliders: &[],
+            };
+            cloth.step(&input).expect("valid input");
+            cloth.positions().to_vec()
+        })
+        .collect()
+}
+
+/// What the measurements say about one run.
+struct Measured {
+    /// None: still moving at the end of the run.
+    settle_s: Option<f32>,
+    swing_cm: f32,
+    stretch_pct: f32,
+    /// Every position of every frame was a number.
+    finite: bool,
+}
+
+impl Measured {
+    /// One row of the table.
+    fn row(&self, motion: &str, solver: &str) -> String {
+        if !self.finite {
+            return format!("| {motion} | {solver} | positions not finite | | |");
+        }
+        let settle = self
+            .settle_s
+            .map_or("not settled".to_string(), |s| format!("{s:.2}"));
+        format!(
+            "| {motion} | {solver} | {settle} | {:.1} | {:.2} |",
+            self.swing_cm, self.stretch_pct
+        )
+    }
+}
+
+/// Measured as `simulate` measures the jacket: hem swing is the hem particles' distance from
+/// their reference points (the skinned pose, here the rest pose moved with the top row), its
+/// peak over the run; settle time runs from the end of the motion until the hem moves slower
+/// than [`SETTLE_SPEED`] relative to its reference and stays so; stretch is the largest
+/// vertical link's excess over its rest length.
+fn measure(frames: &[Vec<Vec3>], m: &Motion) -> Measured {
+    let cols = GRID.cols;
+    let hem = (GRID.rows - 1) * cols;
+    let (rest, _) = panel(0.0);
+    let offsets = |f: usize| -> Vec<Vec3> {
+        (hem..hem + cols)
+            .map(|i| frames[f][i] - (rest[i] + Vec3::Z * m.offset_z[f]))
+            .collect()
+    };
+    let (mut swing, mut stretch, mut settled_since) = (0f32, 0f32, None);
+    let mut prev = offsets(0);
+    for (i, f) in frames.iter().enumerate() {
+        let now = offsets(i);
+        swing = swing.max(now.iter().map(|o| o.length()).fold(0.0, f32::max));
+        for j in cols..f.len() {
+            stretch = stretch.max(f[j].distance(f[j - cols]) / SPACING - 1.0);
+        }
+        let speed = now
+            .iter()
+            .zip(&prev)
+            .map(|(a, b)| a.distance(*b) * FPS)
+            .fold(0.0, f32::max);
+        let t = (i + 1) as f32 / FPS;
+        if speed < SETTLE_SPEED {
+            settled_since.get_or_insert(t);
+        } else {
+            settled_since = None;
+        }
+        prev = now;
+    }
+    Measured {
+        settle_s: settled_since.map(|s: f32| (s - m.end_s).max(0.0)),
+        swing_cm: swing * 100.0,
+        stretch_pct: stretch * 100.0,
+        finite: frames.iter().flatten().all(|p| p.is_finite()),
+    }
+}
+
+/// Writes what the Jolt program reads: the exported settings as `key value` lines, the start
+/// positions and the motion.
+fn write_jolt_inputs(dir: &Path, settings: &Value, m: &Motion) -> std::io::Result<()> {
+    let sb = &settings["properties"]["SoftBodyCreationSettings"];
+    let mut s = format!("cols {}\nrows {}\n", GRID.cols, GRID.rows);
+    for key in ["mNumIterations", "mLinearDamping", "mGravityFactor"] {
+        let _ = writeln!(s, "{key} {}", sb[key]);
+    }
+    for (r, a) in settings["properties"]["VertexAttributes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let lra = match a["mLRAType"].as_str() {
+            Some("GeodesicDistance") => 2,
+            Some("EuclideanDistance") => 1,
+            _ => 0,
+        };
+        let _ = writeln!(
+            s,
+            "row {r} {} {} {} {lra}",
+            a["mCompliance"], a["mShearCompliance"], a["mBendCompliance"]
+        );
+    }
+    for (i, v) in settings["per_particle"]["mVertices"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let _ = writeln!(s, "invmass {i} {}", v["mInvMass"]);
+    }
+    for k in settings["per_particle"]["mSkinnedConstraints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let _ = writeln!(s, "maxdistance {} {}", k["mVertex"], k["mMaxDistance"]);
+    }
+    std::fs::write(dir.join("settings.txt"), s)?;
+    // The skinned (rest) pose, then the start.
+    let (rest, start) = panel(m.tilt_deg);
+    let points: String = rest
+        .iter()
+        .chain(&start)
+        .map(|p| format!("{} {} {}\n", p.x, p.y, p.z))
+        .collect();
+    std::fs::write(dir.join("start.txt"), points)?;
+    let motion: String = m.offset_z.iter().map(|z| format!("{z}\n")).collect();
+    std::fs::write(dir.join("motion.txt"), motion)
+}
+
+/// Runs the Jolt program on the inputs in `dir` and reads its trace: one line per frame,
+/// `x y z` of every particle.
+fn run_jolt(bin: &Path, dir: &Path) -> Result<Vec<Vec<Vec3>>, String> {
+    let trace = dir.join("trace.txt");
+    let status = Command::new(bin)
+        .arg(dir.join("settings.txt"))
+        .arg(dir.join("start.txt"))
+        .arg(dir.join("motion.txt"))
+        .arg(&trace)
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+    if !status.success() {
+        return Err(format!("{} failed: {status}", bin.display()));
+    }
+    let text = std::fs::read_to_string(&trace).map_err(|e| format!("{}: {e}", trace.display()))?;
+    text.lines()
+        .map(|line| {
+            let v: Vec<f32> = line
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if v.len() != 3 * GRID.cols * GRID.rows {
+                return Err(format!(
+                    "{}: a frame has {} numbers",
+                    trace.display(),
+                    v.len()
+                ));
+            }
+            Ok(v.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect())
+        })
+        .collect()
+}
+
+fn main() -> Result<(), String> {
+    let mut args = std::env::args().skip(1);
+    let (mut preset, mut jolt, mut work) = (None, None, PathBuf::from("target/side_by_side"));
+    let mut overrides = Vec::new();
+    while let Some(a) = args.next() {
+        let value = args.next().ok_or_else(|| format!("{a} needs a value"))?;
+        match a.as_str() {
+            "--preset" => preset = Some(PathBuf::from(value)),
+            "--jolt" => jolt = Some(PathBuf::from(value)),
+            "--work" => work = PathBuf::from(value),
+            "--set" => overrides.push(value),
+            _ => {
+                return Err(format!(
+                    "unknown option {a}; options: --preset, --jolt, --work, --set"
+                ))
+            }
+        }
+    }
+    let path = preset.ok_or("--preset is required")?;
+    let loaded = Preset::load(&path).map_err(|e| e.to_string())?;
+    let mut params = comparable(&loaded.params);
+    for o in &overrides {
+        let (name, value) = o
+            .split_once('=')
+            .ok_or(format!("--set {o}: expected KNOB=VALUE"))?;
+        let v: f64 = value
+            .parse()
+            .map_err(|_| format!("--set {o}: not a number"))?;
+        if !params.set(name, v) {
+            return Err(format!("--set {o}: no knob `{name}`"));
+        }
+    }
+    params.validate().map_err(|e| format!("--set: {e}"))?;
+    let export = export_for_engine(
+        Engine::Jolt,
+        &Preset {
+            params: params.clone(),
+            ..loaded.clone()
+        },
+        None,
+        GRID,
+    )
+    .map_err(|e| e.to_string())?;
+    let settings: Value =
+        serde_json::from_str(&export.files[0].contents).map_err(|e| e.to_string())?;
+    println!(
+        "{} on a {} x {} panel, 5 cm apart, {FPS} Hz frames",
+        loaded.name, GRID.cols, GRID.rows
+    );
+    println!("| motion | solver | settle s | hem swing peak cm | vertical stretch max % |\n|---|---|---|---|---|");
+    for (i, m) in motions().iter().enumerate() {
+        println!(
+            "{}",
+            measure(&run_ours(&params, m), m).row(m.name, "cloth-tuner")
+        );
+        if let Some(bin) = &jolt {
+            let dir = work.join(format!("motion{i}"));
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            write_jolt_inputs(&dir, &settings, m).map_err(|e| format!("{}: {e}", dir.display()))?;
+            println!("{}", measure(&run_jolt(bin, &dir)?, m).row(m.name, "Jolt"));
+        }
+    }
+    Ok(())
+}

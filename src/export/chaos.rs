@@ -1,0 +1,115 @@
+//! Unreal Engine's Chaos Cloth: `UChaosClothConfig` and `UChaosClothSharedSimConfig`
+//! properties as an editor Python script sets them (`examples/unreal/apply_cloth_tuner.py`),
+//! and the MaxDistance weight map.
+//!
+//! Chaos steps at the game's frame rate with `SubdivisionCount` substeps of
+//! `IterationCount` iterations; its stiffnesses are per 1/120 s and rescaled by the solver.
+//! Lengths are centimetres and Z is up.
+
+use serde_json::{json, Value};
+
+use super::units::{drag_coefficient, per_rate, CM_PER_M, REFERENCE_AREAL_DENSITY};
+use super::{clamp_warn, Ctx, Lost, Mapped, Warning};
+
+/// The period Chaos's stiffness values are per, Hz.
+const PERIOD_HZ: f64 = 120.0;
+
+/// What Chaos cannot take.
+pub(super) const LOST: &[Lost] = &[
+    Lost {
+        knob: "hard_constraints",
+        substitute: "`TetherStiffness` 1 (long range attachments to the pinned row)",
+        differs: "tethers stop stretching from the top but the hem is not held at exactly its length; some vertical give remains",
+    },
+    Lost {
+        knob: "edge_damping",
+        substitute: "the interior `DampingCoefficient` for every particle",
+        differs: "the hem and front edges lose their livelier secondary motion",
+    },
+    Lost {
+        knob: "edge_world_motion_fraction",
+        substitute: "the interior fraction in `LinearVelocityScale` / `AngularVelocityScale`",
+        differs: "the hem no longer flares more than the body when the character runs or turns",
+    },
+    Lost {
+        knob: "edge_wind_scale",
+        substitute: "one `Drag` for all particles (a Drag weight map could carry it; not written)",
+        differs: "the hem catches as much wind as the back",
+    },
+    Lost {
+        knob: "contact_damping",
+        substitute: "`FrictionCoefficient`, from the contact damping per 1/120 s",
+        differs: "Coulomb friction against sliding instead of the calm, sticky damping while the jacket lies on the body",
+    },
+    Lost {
+        knob: "mass_falloff",
+        substitute: "none (Chaos derives masses from `Density` and triangle areas)",
+        differs: "the upper rows are no heavier, so the jacket sags more for the same iterations",
+    },
+    Lost {
+        knob: "deformation_limit",
+        substitute: "none written (Chaos's `StrainLimitingStiffness` is not a hard cap)",
+        differs: "no cap on how far an edge stretches",
+    },
+    Lost {
+        knob: "wind_speed",
+        substitute: "a Wind Directional Source actor in the level; `Drag` carries the fabric's response",
+        differs: "the wind itself is the level's, not the preset's: speed, direction and gusts must be set there",
+    },
+    Lost {
+        knob: "ellipsoids",
+        substitute: "the physics asset's spheres and capsules (sphyls)",
+        differs: "the body is rounder where our ellipsoids were flat (chest, back)",
+    },
+];
+
+/// Maps the fabric onto Chaos's configs.
+pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
+    let p = ctx.params;
+    let relax_rate = ctx.h * ctx.n as f64;
+    let f = p.world_motion_fraction as f64;
+    let drag = drag_coefficient(p.wind_drag as f64, REFERENCE_AREAL_DENSITY);
+    let drag = clamp_warn(warnings, "wind_drag", "Drag", drag, 0.0, 10.0);
+    let edge = per_rate(p.stretch_stiffness as f64, relax_rate, PERIOD_HZ);
+    let bend = per_rate(p.shear_bend_stiffness as f64, relax_rate, PERIOD_HZ);
+    let friction = per_rate(p.contact_damping as f64, ctx.h, PERIOD_HZ);
+    let tether = if p.hard_constraints { 1.0 } else { 0.0 };
+    let properties = json!({
+        "ChaosClothConfig": {
+            // Once per substep, and a substep is one of our solver steps.
+            "DampingCoefficient": p.damping,
+            "LinearVelocityScale": { "X": f, "Y": f, "Z": f },
+            "AngularVelocityScale": f,
+            "FictitiousAngularScale": f,
+            "EdgeStiffnessWeighted": weighted(edge),
+            "BendingStiffnessWeighted": weighted(bend),
+            "TetherStiffness": weighted(tether),
+            "FrictionCoefficient": friction,
+            "Drag": weighted(drag),
+            // Our wind pushes along the normal only.
+            "Lift": weighted(0.0),
+            "CollisionThickness": p.collision_margin as f64 * CM_PER_M,
+            "bUseGravityOverride": true,
+            "Gravity": { "X": 0.0, "Y": 0.0, "Z": -(p.gravity as f64) * CM_PER_M },
+        },
+        "ChaosClothSharedSimConfig": {
+            "IterationCount": clamp_warn(warnings, "iterations", "IterationCount", ctx.n as f64, 1.0, 100.0),
+            "SubdivisionCount": p.substeps.max(1),
+        },
+    });
+    let map: Vec<f64> = ctx
+        .table
+        .iter()
+        .map(|q| q.max_distance_m as f64 * CM_PER_M)
+        .collect();
+    Mapped {
+        properties,
+        per_particle: json!({ "MaxDistance": map }),
+        snippet: None,
+    }
+}
+
+/// A `FChaosClothWeightedValue` with no weight map: the same value at both ends.
+fn weighted(v: f64) -> Value {
+    json!({ "Low": v, "High": v })
+}

@@ -1,0 +1,164 @@
+//! Magica Cloth 2: the preset JSON its inspector exports and imports (the fields of
+//! `ClothSerializeData` marked for presets). Magica's max distance is a curve over the depth
+//! from the fixed particles, so the export writes our curve and no per-particle array.
+//!
+//! Magica simulates at its manager's frequency (90 Hz by default); damping and stiffness are
+//! fractions per simulation step at that rate.
+
+use serde_json::{json, Value};
+
+use super::units::per_rate;
+use super::{clamp_warn, Ctx, Lost, Mapped, Warning};
+
+/// Magica's default simulation frequency, Hz.
+const SIM_HZ: f64 = 90.0;
+/// Keys written for the max-distance curve.
+const CURVE_KEYS: usize = 9;
+/// Our default wind drag (1/m): the fabric we take Magica's `wind.influence` 1 to be.
+const REFERENCE_WIND_DRAG: f64 = 1.5;
+
+/// What Magica Cloth 2 cannot take.
+pub(super) const LOST: &[Lost] = &[
+    Lost {
+        knob: "hard_constraints",
+        substitute: "`tetherConstraint.distanceCompression` 0 (no shrinking toward the fixed particles) with the distance constraint",
+        differs: "nothing sets each column to exactly its rest length; some vertical give remains",
+    },
+    Lost {
+        knob: "edge_damping",
+        substitute: "the interior `damping` for every particle",
+        differs: "the hem and front edges lose their livelier secondary motion",
+    },
+    Lost {
+        knob: "edge_world_motion_fraction",
+        substitute: "the interior fraction in `inertiaConstraint.worldInertia`",
+        differs: "the hem no longer flares more than the body when the character runs or turns",
+    },
+    Lost {
+        knob: "edge_max_distance_scale",
+        substitute: "the interior curve (Magica's max distance depends on depth only)",
+        differs: "the hem and front edges swing no further from the body than the interior",
+    },
+    Lost {
+        knob: "edge_wind_scale",
+        substitute: "one `wind.influence` for the whole cloth",
+        differs: "the hem catches as much wind as the back",
+    },
+    Lost {
+        knob: "contact_damping",
+        substitute: "`colliderCollisionConstraint.friction`, the contact damping per 1/90 s (at most 0.3)",
+        differs: "friction against sliding instead of the calm, sticky damping while the jacket lies on the body",
+    },
+    Lost {
+        knob: "mass_falloff",
+        substitute: "none (Magica weighs particles by depth on its own)",
+        differs: "the upper rows are no heavier than Magica makes them; sag and bounce differ",
+    },
+    Lost {
+        knob: "deformation_limit",
+        substitute: "none",
+        differs: "no cap on how far an edge stretches",
+    },
+    Lost {
+        knob: "wind_speed",
+        substitute: "a Magica Wind Zone in the scene; the preset carries the fabric's response only",
+        differs: "speed and direction are the scene's, not the preset's",
+    },
+    Lost {
+        knob: "wind_drag",
+        substitute: "`wind.influence` = wind drag / 1.5 (our default fabric as Magica's 1)",
+        differs: "Magica's wind model is its own; the same wind pushes a different amount and needs a look",
+    },
+    Lost {
+        knob: "timestep_hz",
+        substitute: "none: the simulation frequency is the Magica manager's (90 Hz by default), not the preset's; the fractions are converted to it",
+        differs: "at another manager frequency the fabric is damped and relaxed by a different amount per second",
+    },
+    Lost {
+        knob: "ellipsoids",
+        substitute: "Magica's sphere, capsule and plane colliders",
+        differs: "the body is rounder where our ellipsoids were flat (chest, back)",
+    },
+];
+
+/// Maps the fabric onto a Magica Cloth 2 preset.
+pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
+    let p = ctx.params;
+    let relax_rate = ctx.h * ctx.n as f64;
+    let per_step = |d: f32| per_rate(d as f64, ctx.h, SIM_HZ);
+    let per_pass = |k: f32| per_rate(k as f64, relax_rate, SIM_HZ);
+    let friction = clamp_warn(
+        warnings,
+        "contact_damping",
+        "colliderCollisionConstraint.friction",
+        per_step(p.contact_damping),
+        0.0,
+        0.3,
+    );
+    let gravity = clamp_warn(warnings, "gravity", "gravity", p.gravity as f64, 0.0, 10.0);
+    let influence = clamp_warn(
+        warnings,
+        "wind_drag",
+        "wind.influence",
+        p.wind_drag as f64 / REFERENCE_WIND_DRAG,
+        0.0,
+        2.0,
+    );
+    let properties = json!({
+        "gravity": gravity,
+        "gravityDirection": { "x": 0.0, "y": -1.0, "z": 0.0 },
+        "damping": { "value": per_step(p.damping), "useCurve": false },
+        "radius": { "value": p.collision_margin, "useCurve": false },
+        "inertiaConstraint": {
+            "worldInertia": p.world_motion_fraction,
+            // The body's own motion is felt in full, as in the tuner.
+            "localInertia": 1.0,
+        },
+        "tetherConstraint": {
+            "distanceCompression": if p.hard_constraints { 0.0 } else { 1.0 },
+        },
+        "distanceConstraint": { "stiffness": { "value": per_pass(p.stretch_stiffness), "useCurve": false } },
+        "triangleBendingConstraint": { "stiffness": per_pass(p.shear_bend_stiffness) },
+        "motionConstraint": {
+            "useMaxDistance": true,
+            "maxDistance": max_distance_curve(p),
+            "useBackstop": false,
+            "stiffness": 1.0,
+        },
+        "colliderCollisionConstraint": { "mode": 1, "friction": friction },
+        "wind": { "influence": influence, "turbulence": p.gust_amplitude },
+    });
+    Mapped {
+        properties,
+        per_particle: json!({}),
+        snippet: None,
+    }
+}
+
+/// Our max distance as Magica's curve: `value` is the hem's distance, the curve the share of
+/// it at each depth `t`, `(top + (hem - top) t^e) / hem`, with its slope at every key.
+fn max_distance_curve(p: &crate::sim::FabricParams) -> Value {
+    let hem = p.max_distance_hem as f64;
+    let top = p.max_distance_top as f64;
+    let e = p.max_distance_exponent as f64;
+    let scale = if hem > 0.0 { 1.0 / hem } else { 0.0 };
+    let keys: Vec<Value> = (0..CURVE_KEYS)
+        .map(|i| {
+            let t = i as f64 / (CURVE_KEYS - 1) as f64;
+            let slope = if t > 0.0 || e >= 1.0 {
+                (hem - top) * e * t.powf(e - 1.0) * scale
+            } else {
+                // An exponent below 1 starts vertical; the steepest slope the curve takes.
+                1000.0
+            };
+            let slope = slope.clamp(-1000.0, 1000.0);
+            json!({
+                "time": t,
+                "value": ((top + (hem - top) * t.powf(e)) * scale).clamp(0.0, 1.0),
+                "inSlope": slope,
+                "outSlope": slope,
+            })
+        })
+        .collect();
+    json!({ "value": hem, "useCurve": true, "curve": { "m_Curve": keys } })
+}
