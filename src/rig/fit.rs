@@ -1,7 +1,7 @@
 //! Collision ellipsoids fitted to a character's skin, for files that bring none.
 //!
 //! Each vertex belongs to the role of its heaviest bone (a bone with no role belongs to the
-//! nearest role above it: a clavicle to the chest, a foot to the shin). Per role, the vertices
+//! nearest role above it: a clavicle to the chest, a twist bone to its arm; a foot to none). Per role, the vertices
 //! give a box: the torso's (pelvis, spine, chest) along the character's axes, a limb's (thigh,
 //! shin, upper arm) along the bone from its joint to the next one, only the part between the
 //! two joints. The ellipsoid starts at that box's half extents and shrinks along the axis that
@@ -25,6 +25,10 @@ pub const MAX_ELONGATION: f32 = 2.3;
 
 /// Rounds of shrinking toward the deepest vertex before the final uniform shrink.
 const SHRINK_ROUNDS: usize = 60;
+
+/// Share of the largest radii that touch the skin that is kept (a vertex exactly on the
+/// surface must not count as inside after rounding).
+const FIT_MARGIN: f32 = 0.995;
 
 /// The roles that get ellipsoids, with the names the scene knows them by (the jacket collides
 /// with the torso's and the legs' and leaves the upper arms' out, as on the built-in body).
@@ -120,10 +124,15 @@ fn vertex_roles(skeleton: &Skeleton, mesh: &SkinnedMesh, roles: &Roles) -> Vec<O
             bone_role[b] = Some(role);
         }
     }
-    // Parents come first, so one pass hands every bone its nearest role above.
+    // Parents come first, so one pass hands every bone its nearest role above; a shin does
+    // not hand its role to the foot (the foot would widen the shin's ellipsoid to the toes).
+    let ends_limb = |r: Role| matches!(r, Role::ShinL | Role::ShinR);
     for b in 0..skeleton.len() {
         if bone_role[b].is_none() {
-            bone_role[b] = skeleton.parent(b).and_then(|p| bone_role[p]);
+            bone_role[b] = skeleton
+                .parent(b)
+                .and_then(|p| bone_role[p])
+                .filter(|&r| !ends_limb(r));
         }
     }
     mesh.weights
@@ -214,9 +223,10 @@ fn fit_piece(axes: Quat, points: &[Vec3], body: &[Vec3]) -> Option<(Vec3, Vec3)>
         radii *= Vec3::ONE - share * (1.0 - d);
         radii = radii.max(Vec3::splat(0.005));
     }
-    // Whatever the rounds left inside goes by a last uniform shrink.
+    // Whatever the rounds left inside goes by a last uniform shrink, with a margin for the
+    // rounding of the ellipsoid's trip into bone space and back.
     if let Some(u) = deepest(radii) {
-        radii *= u.length().min(1.0);
+        radii *= u.length().min(1.0) * FIT_MARGIN;
     }
     (radii.min_element() > 0.0 && radii.is_finite()).then(|| (axes * centre_local, radii))
 }

@@ -518,6 +518,8 @@ struct Sampled {
     times: Vec<f32>,
     /// Per sample, the root motion (ground frame) then each bone's model frame.
     frames: Vec<Vec<Frame>>,
+    /// `extras.looping` of the animation, when the file says.
+    looping: Option<bool>,
 }
 
 /// The animated channels of one node.
@@ -570,7 +572,15 @@ fn sample_animation(
         f[0] = ground_frame(&f[pelvis_bone], &pelvis_rest);
         frames.push(f);
     }
-    Ok(Sampled { times, frames })
+    let looping = src
+        .json
+        .pointer(&format!("/animations/{}/extras/looping", anim.index()))
+        .and_then(|v| v.as_bool());
+    Ok(Sampled {
+        times,
+        frames,
+        looping,
+    })
 }
 
 /// The character frame under the pelvis: its position projected on the ground, turned about
@@ -637,7 +647,8 @@ fn read_channels(
 }
 
 /// Largest difference between a clip's first and last local bone rotations for which it
-/// counts as looping, radians.
+/// counts as looping, radians (glTF has no loop flag; an `extras.looping` boolean on the
+/// animation, as our own files carry, overrides this).
 const LOOP_TOLERANCE: f32 = 0.05;
 
 impl Sampled {
@@ -656,11 +667,13 @@ impl Sampled {
         };
         let first = &self.frames[0];
         let last = &self.frames[self.frames.len() - 1];
-        let looping = (1..bones).all(|b| {
+        let looping = self.looping.unwrap_or_else(|| {
+            (1..bones).all(|b| {
             local(first, b)
                 .rotation
                 .angle_between(local(last, b).rotation)
-                < LOOP_TOLERANCE
+                    < LOOP_TOLERANCE
+            })
         });
         let mut tracks = Vec::with_capacity(bones - 1);
         for b in 1..bones {

@@ -325,7 +325,8 @@ impl Roles {
     }
 
     /// Where no name gives a hand: the forearm's child with the most bones below it (the
-    /// hand carries the fingers; a twist bone carries none).
+    /// hand carries the fingers; a twist bone carries none), else the farthest from the elbow
+    /// (the wrist, past the twist bone).
     fn hands_from_hierarchy(&mut self, skeleton: &Skeleton) {
         let below = |b: usize| {
             (0..skeleton.len())
@@ -349,9 +350,14 @@ impl Roles {
                 continue;
             };
             let twist = self.get(twist);
+            let reach = |c: usize| skeleton.bones()[c].rest.translation.length();
             let child = (0..skeleton.len())
                 .filter(|&c| skeleton.parent(c) == Some(f) && Some(c) != twist)
-                .max_by_key(|&c| (below(c), std::cmp::Reverse(c)));
+                .max_by(|&a, &b| {
+                    below(a)
+                        .cmp(&below(b))
+                        .then(reach(a).total_cmp(&reach(b)))
+                });
             if let Some(c) = child {
                 self.bones.insert(hand, c);
             }
