@@ -43,6 +43,7 @@ fn the_committed_manifest_matches_the_goldens() {
     }
     let args = RegressArgs {
         manifest: "tests/regress.json".into(),
+        character: Default::default(),
         golden: "tests/golden".into(),
         out: scratch("regress-suite"),
         update: false,
@@ -77,6 +78,7 @@ fn one_case(preset: &Path, dir: &Path) -> cloth_tuner::cli::regress::Report {
     std::fs::write(&manifest, text.to_string()).unwrap();
     regress(&RegressArgs {
         manifest,
+        character: Default::default(),
         golden: "tests/golden".into(),
         out: dir.join("out"),
         update: false,
@@ -124,6 +126,7 @@ fn the_same_render_twice_gives_byte_identical_pngs() {
         let args = RenderArgs {
             preset: "presets/down_jacket.json".into(),
             clip: "dodge".into(),
+            character: Default::default(),
             frames: vec![12, 3],
             width: 240,
             height: 136,
