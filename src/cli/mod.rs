@@ -80,8 +80,14 @@ pub enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Print the JSON Schema of the preset file (`presets/schema.json` is this output).
-    Schema,
+    /// Print the JSON Schema of the preset file (`presets/schema.json` is this output), or
+    /// with `--character-settings` of a character's settings file
+    /// (`docs/character-settings.schema.json`).
+    Schema {
+        /// The character settings file's schema instead of the preset's.
+        #[arg(long)]
+        character_settings: bool,
+    },
     /// Measure how well time-step conversion holds: how far the hem's trajectory on a clip
     /// departs from the preset at its own rate when run at each other rate, converted (as
     /// `export` writes it) and unconverted (the same knobs at the new rate). RMS and largest
@@ -273,8 +279,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             update,
             quiet,
         })),
-        Some(Command::Schema) => {
-            print!("{}", crate::preset::schema::schema_text());
+        Some(Command::Schema { character_settings }) => {
+            if character_settings {
+                print!("{}", crate::rig::settings::settings_schema_text());
+            } else {
+                print!("{}", crate::preset::schema::schema_text());
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -21,7 +21,10 @@ pub const ELLIPSOID_SCALE_RANGE: (f32, f32) = (0.5, 2.0);
 /// The settings of one character.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "schema", schemars(title = "cloth-tuner character settings"))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(title = "cloth-tuner character settings", transform = settings_constraints)
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct CharacterSettings {
     /// The bone for a role, by its exact name in the character file, where automatic matching
@@ -131,6 +134,40 @@ impl CharacterSettings {
     /// The scale for `role`'s ellipsoids (1 when not set).
     pub fn scale(&self, role: Role) -> f32 {
         self.ellipsoid_scale.get(&role).copied().unwrap_or(1.0)
+    }
+}
+
+/// Map keys are roles and scales lie in [`ELLIPSOID_SCALE_RANGE`] (the derive knows neither).
+#[cfg(feature = "schema")]
+fn settings_constraints(schema: &mut schemars::Schema) {
+    let roles: Vec<String> = Role::REQUIRED
+        .iter()
+        .chain(&Role::OPTIONAL)
+        .map(|r| r.name())
+        .collect();
+    let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) else {
+        return;
+    };
+    for field in ["bones", "ellipsoid_scale"] {
+        if let Some(f) = props.get_mut(field).and_then(|p| p.as_object_mut()) {
+            f.insert("propertyNames".into(), serde_json::json!({ "enum": roles }));
+        }
+    }
+    if let Some(f) = props
+        .get_mut("ellipsoid_scale")
+        .and_then(|p| p.as_object_mut())
+    {
+        let (lo, hi) = ELLIPSOID_SCALE_RANGE;
+        f.insert(
+            "additionalProperties".into(),
+            serde_json::json!({ "type": "number", "minimum": lo, "maximum": hi }),
+        );
+    }
+    if let Some(f) = props.get_mut("bones").and_then(|p| p.as_object_mut()) {
+        f.insert(
+            "additionalProperties".into(),
+            serde_json::json!({ "type": "string", "minLength": 1 }),
+        );
     }
 }
 
