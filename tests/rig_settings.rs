@@ -35,7 +35,10 @@ fn the_documented_example_is_valid_by_the_schema_and_the_loader() {
     let bad: serde_json::Value = serde_json::json!({ "bones": { "tail": "Tail_01" } });
     assert!(schemas.validate(&bad, id).is_err());
     let err = CharacterSettings::from_json(&bad.to_string(), Path::new("x.json")).unwrap_err();
-    assert!(err.to_string().contains("x.json") && err.to_string().contains("tail"), "{err}");
+    assert!(
+        err.to_string().contains("x.json") && err.to_string().contains("tail"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -44,18 +47,29 @@ fn settings_round_trip_and_save_atomically() {
     let character = dir.path().join("hero.glb");
     let path = CharacterSettings::path_beside(&character);
     assert_eq!(path, dir.path().join("hero.cloth-character.json"));
-    assert!(CharacterSettings::load_beside(&character).unwrap().is_none());
+    assert!(CharacterSettings::load_beside(&character)
+        .unwrap()
+        .is_none());
     let mut s = CharacterSettings::default();
     s.bones.insert(Role::ShinL, "Calf.L".into());
     s.ellipsoid_scale.insert(Role::ThighR, 1.25);
     s.save(&path).unwrap();
-    assert_eq!(CharacterSettings::load_beside(&character).unwrap(), Some(s.clone()));
+    assert_eq!(
+        CharacterSettings::load_beside(&character).unwrap(),
+        Some(s.clone())
+    );
     // An out-of-range scale is refused and leaves the saved file as it was.
     let mut bad = s.clone();
     bad.ellipsoid_scale.insert(Role::Chest, f32::NAN);
     let err = bad.save(&path).unwrap_err().to_string();
-    assert!(err.contains("ellipsoid_scale.chest") && err.contains("0.5 to 2"), "{err}");
+    assert!(
+        err.contains("ellipsoid_scale.chest") && err.contains("0.5 to 2"),
+        "{err}"
+    );
     assert_eq!(CharacterSettings::load(&path).unwrap(), s);
     let err = CharacterSettings::from_json("{ \"bones\": 3 }", &path).unwrap_err();
-    assert!(err.to_string().contains("hero.cloth-character.json"), "{err}");
+    assert!(
+        err.to_string().contains("hero.cloth-character.json"),
+        "{err}"
+    );
 }

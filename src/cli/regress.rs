@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use serde::Deserialize;
 
+use super::character::{character_label, load_character};
 use super::compare::{compare, diff_image, Comparison, Thresholds};
 use super::render::{
     overlays, progress_bar, run_job, total, writable_dir, Job, OverlayName, Shot, Timings,
@@ -15,7 +16,6 @@ use super::render::{
 use crate::files::write_atomic;
 use crate::picture::{read_png, write_png};
 use crate::render::headless::{parse_size, CameraSpec, HeadlessGl, Offscreen};
-use super::character::{character_label, load_character};
 
 /// The manifest file (`tests/regress.json`).
 #[derive(Clone, Debug, Deserialize)]

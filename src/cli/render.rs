@@ -367,9 +367,27 @@ mod tests {
         )
         .unwrap_err();
         assert!(format!("{e:#}").contains("nope.json"), "{e:#}");
-        let e = Job::new(&c, None, p, "walk", &[MAX_FRAME + 1], cams(), Overlays::default()).unwrap_err();
+        let e = Job::new(
+            &c,
+            None,
+            p,
+            "walk",
+            &[MAX_FRAME + 1],
+            cams(),
+            Overlays::default(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("out of range"), "{e}");
-        let j = Job::new(&c, None, p, "walk", &[30, 0, 30], cams(), Overlays::default()).unwrap();
+        let j = Job::new(
+            &c,
+            None,
+            p,
+            "walk",
+            &[30, 0, 30],
+            cams(),
+            Overlays::default(),
+        )
+        .unwrap();
         assert_eq!(j.frames, vec![0, 30]);
     }
 }

@@ -91,7 +91,11 @@ pub enum RigError {
 }
 
 fn roles_list(roles: &[Role]) -> String {
-    roles.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
+    roles
+        .iter()
+        .map(|r| r.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A skinned, animated character.
@@ -386,7 +390,9 @@ impl Loader<'_> {
                 )));
             }
             let node = ch.target().node().index();
-            let times = self.src.read_f32(&sampler.input(), Dimensions::Scalar, "key times")?;
+            let times = self
+                .src
+                .read_f32(&sampler.input(), Dimensions::Scalar, "key times")?;
             let out = sampler.output();
             let what = format!("clip '{name}' keys");
             match ch.target().property() {
@@ -471,11 +477,7 @@ impl Loader<'_> {
             .unwrap_or_default()
     }
 
-    fn read_mesh(
-        &self,
-        node: &gltf::Node,
-        bone_count: usize,
-    ) -> Result<SkinnedMesh, RigError> {
+    fn read_mesh(&self, node: &gltf::Node, bone_count: usize) -> Result<SkinnedMesh, RigError> {
         let mesh = node
             .mesh()
             .ok_or_else(|| self.err("the skinned node has no mesh"))?;

@@ -413,14 +413,26 @@ fn read_primitive(
         prim.get(&s)
             .ok_or_else(|| src.err(format!("a skinned mesh has no {what}")))
     };
-    let pos = src.read_f32(&get(Semantic::Positions, "POSITION")?, Dimensions::Vec3, "positions")?;
+    let pos = src.read_f32(
+        &get(Semantic::Positions, "POSITION")?,
+        Dimensions::Vec3,
+        "positions",
+    )?;
     let n = pos.len() / 3;
     let nrm = match prim.get(&Semantic::Normals) {
         Some(a) => src.read_f32(&a, Dimensions::Vec3, "normals")?,
-        None => vec![0.0, 1.0, 0.0].repeat(n),
+        None => [0.0, 1.0, 0.0].repeat(n),
     };
-    let wts = src.read_unit_or_f32(&get(Semantic::Weights(0), "WEIGHTS_0")?, Dimensions::Vec4, "weights")?;
-    let jts = src.read_uint(&get(Semantic::Joints(0), "JOINTS_0")?, Dimensions::Vec4, "joints")?;
+    let wts = src.read_unit_or_f32(
+        &get(Semantic::Weights(0), "WEIGHTS_0")?,
+        Dimensions::Vec4,
+        "weights",
+    )?;
+    let jts = src.read_uint(
+        &get(Semantic::Joints(0), "JOINTS_0")?,
+        Dimensions::Vec4,
+        "joints",
+    )?;
     let idx = match prim.indices() {
         Some(a) => src.read_uint(&a, Dimensions::Scalar, "indices")?,
         None => (0..n as u32).collect(),
@@ -556,7 +568,8 @@ fn sample_animation(
         .map(|k| (k as f32 / SAMPLE_RATE).min(duration))
         .collect();
     let pelvis_bone = roles.bone(Role::Pelvis);
-    let pelvis_rest = placement.frame(&world_matrices(nodes, &nodes.rest)[nodes.joints[pelvis_bone - 1]]);
+    let pelvis_rest =
+        placement.frame(&world_matrices(nodes, &nodes.rest)[nodes.joints[pelvis_bone - 1]]);
     let mut local = nodes.rest.clone();
     let mut frames = Vec::with_capacity(times.len());
     for &t in &times {
@@ -611,24 +624,36 @@ fn read_channels(
     let bad = |e: String| src.err(format!("clip '{name}': {e}"));
     for ch in anim.channels() {
         let sampler = ch.sampler();
-        let times = src.read_f32(&sampler.input(), Dimensions::Scalar, &format!("clip '{name}' key times"))?;
+        let times = src.read_f32(
+            &sampler.input(),
+            Dimensions::Scalar,
+            &format!("clip '{name}' key times"),
+        )?;
         let cubic = sampler.interpolation() == Interpolation::CubicSpline;
         let node = ch.target().node().index();
-        let Some(slot) = out.get_mut(node) else { continue };
+        let Some(slot) = out.get_mut(node) else {
+            continue;
+        };
         // Cubic-spline keys store (in-tangent, value, out-tangent): the values are kept and
         // interpolated linearly, close enough at the rates exporters bake.
         let values = |dims: Dimensions, v: Vec<f32>| -> Vec<f32> {
             let d = dims.multiplicity();
             if cubic {
-                v.chunks_exact(3 * d).flat_map(|c| c[d..2 * d].to_vec()).collect()
+                v.chunks_exact(3 * d)
+                    .flat_map(|c| c[d..2 * d].to_vec())
+                    .collect()
             } else {
                 v
             }
         };
         match ch.target().property() {
             Property::Translation | Property::Scale => {
-                let v = values(Dimensions::Vec3, src.read_f32(&sampler.output(), Dimensions::Vec3, &what)?);
-                let track = Track::new(times, v.chunks_exact(3).map(Vec3::from_slice).collect()).map_err(bad)?;
+                let v = values(
+                    Dimensions::Vec3,
+                    src.read_f32(&sampler.output(), Dimensions::Vec3, &what)?,
+                );
+                let track = Track::new(times, v.chunks_exact(3).map(Vec3::from_slice).collect())
+                    .map_err(bad)?;
                 if ch.target().property() == Property::Translation {
                     slot.t = Some(track);
                 } else {
@@ -636,8 +661,14 @@ fn read_channels(
                 }
             }
             Property::Rotation => {
-                let v = values(Dimensions::Vec4, src.read_unit_or_f32(&sampler.output(), Dimensions::Vec4, &what)?);
-                let q = v.chunks_exact(4).map(|q| Quat::from_slice(q).normalize()).collect();
+                let v = values(
+                    Dimensions::Vec4,
+                    src.read_unit_or_f32(&sampler.output(), Dimensions::Vec4, &what)?,
+                );
+                let q = v
+                    .chunks_exact(4)
+                    .map(|q| Quat::from_slice(q).normalize())
+                    .collect();
                 slot.r = Some(Track::new(times, q).map_err(bad)?);
             }
             Property::MorphTargetWeights => {}
@@ -669,9 +700,9 @@ impl Sampled {
         let last = &self.frames[self.frames.len() - 1];
         let looping = self.looping.unwrap_or_else(|| {
             (1..bones).all(|b| {
-            local(first, b)
-                .rotation
-                .angle_between(local(last, b).rotation)
+                local(first, b)
+                    .rotation
+                    .angle_between(local(last, b).rotation)
                     < LOOP_TOLERANCE
             })
         });
@@ -682,8 +713,11 @@ impl Sampled {
             tracks.push(BoneTrack {
                 bone: b,
                 translation: Some(
-                    Track::new(self.times.clone(), l.iter().map(|x| x.translation).collect())
-                        .map_err(bad)?,
+                    Track::new(
+                        self.times.clone(),
+                        l.iter().map(|x| x.translation).collect(),
+                    )
+                    .map_err(bad)?,
                 ),
                 rotation: Some(
                     Track::new(self.times.clone(), l.iter().map(|x| x.rotation).collect())
@@ -708,13 +742,27 @@ impl Sampled {
             self.frames.iter().map(|f| f[0].rotation).collect(),
         )
         .map_err(bad)?;
-        Clip::new(name, looping, rest.to_vec(), Some(root_t), Some(root_r), tracks)
-            .map_err(|e| src.err(e))
+        Clip::new(
+            name,
+            looping,
+            rest.to_vec(),
+            Some(root_t),
+            Some(root_r),
+            tracks,
+        )
+        .map_err(|e| src.err(e))
     }
 }
 
 /// The rest pose held for a second: the clip of a file with no animation.
 fn still_clip(rest: &[Frame]) -> Result<Clip, String> {
     let root = Track::new(vec![0.0, 1.0], vec![Vec3::ZERO; 2])?;
-    Clip::new(BIND_POSE_CLIP.to_string(), true, rest.to_vec(), Some(root), None, Vec::new())
+    Clip::new(
+        BIND_POSE_CLIP.to_string(),
+        true,
+        rest.to_vec(),
+        Some(root),
+        None,
+        Vec::new(),
+    )
 }

@@ -77,7 +77,8 @@ pub fn landmarks(character: &Character) -> (f32, f32) {
     let mut model = Vec::new();
     sk.rest_pose().compute_model(sk, &mut model);
     let roles = &character.roles;
-    let y = |l: Role, r: Role| (model[roles.bone(l)].w_axis.y + model[roles.bone(r)].w_axis.y) * 0.5;
+    let y =
+        |l: Role, r: Role| (model[roles.bone(l)].w_axis.y + model[roles.bone(r)].w_axis.y) * 0.5;
     let hip = y(Role::ThighL, Role::ThighR);
     let knee = y(Role::ShinL, Role::ShinR);
     (y(Role::UpperarmL, Role::UpperarmR), (hip + knee) * 0.5)
@@ -990,8 +991,10 @@ fn add_collar(rig: &JacketRig, yoke_top: u32, m: &mut RenderMesh) {
         for i in 0..nu {
             let p0 = m.positions[(yoke_top + i as u32) as usize];
             let n0 = m.normals[(yoke_top + i as u32) as usize];
-            m.positions
-                .push(p0 + Vec3::new(0.0, 0.04 * (k + 1) as f32, 0.0) * scale + n0 * 0.01 * k as f32 * scale);
+            m.positions.push(
+                p0 + Vec3::new(0.0, 0.04 * (k + 1) as f32, 0.0) * scale
+                    + n0 * 0.01 * k as f32 * scale,
+            );
             m.normals.push(n0);
             m.uvs
                 .push([layout.render_u(i) * 0.25, -0.6 - 0.1 * k as f32]);

@@ -49,12 +49,12 @@ mod skeleton;
 mod source;
 
 pub use character::{Character, RigError, NATIVE_GENERATOR};
-pub use fit::MAX_ELONGATION;
-pub use roles::{Role, Roles};
-pub use settings::CharacterSettings;
-pub use source::MAX_FILE_BYTES;
 pub use clip::{Clip, Track};
 pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
+pub use fit::MAX_ELONGATION;
 pub use mesh::{skin, SkinnedMesh};
+pub use roles::{Role, Roles};
 pub use scene::{FrameStats, MeshView, Scene, SceneError};
+pub use settings::CharacterSettings;
 pub use skeleton::{Bone, Pose, Skeleton};
+pub use source::MAX_FILE_BYTES;

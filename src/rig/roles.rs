@@ -173,7 +173,9 @@ fn words(name: &str) -> Vec<String> {
             Some(p) if p.is_alphanumeric() => {
                 (p.is_lowercase() && c.is_uppercase())
                     || (p.is_ascii_digit() != c.is_ascii_digit())
-                    || (p.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase))
+                    || (p.is_uppercase()
+                        && c.is_uppercase()
+                        && next.is_some_and(char::is_lowercase))
             }
             _ => false,
         };
@@ -269,12 +271,10 @@ impl Roles {
     ) -> Result<Roles, RolesError> {
         let mut bones = BTreeMap::new();
         for (&role, name) in map {
-            let b = skeleton
-                .find(name)
-                .ok_or_else(|| RolesError::UnknownBone {
-                    role,
-                    bone: name.clone(),
-                })?;
+            let b = skeleton.find(name).ok_or_else(|| RolesError::UnknownBone {
+                role,
+                bone: name.clone(),
+            })?;
             bones.insert(role, b);
         }
         for &(role, b) in given {
@@ -318,10 +318,15 @@ impl Roles {
             return;
         }
         path.reverse();
-        let chest = *self.bones.entry(Role::Chest).or_insert(path[path.len() - 1]);
+        let chest = *self
+            .bones
+            .entry(Role::Chest)
+            .or_insert(path[path.len() - 1]);
         let below: Vec<usize> = path.iter().copied().take_while(|&i| i != chest).collect();
         let spine = below.get(below.len().saturating_sub(1) / 2).copied();
-        self.bones.entry(Role::Spine).or_insert(spine.unwrap_or(chest));
+        self.bones
+            .entry(Role::Spine)
+            .or_insert(spine.unwrap_or(chest));
     }
 
     /// Where no name gives a hand: the forearm's child with the most bones below it (the
@@ -353,11 +358,7 @@ impl Roles {
             let reach = |c: usize| skeleton.bones()[c].rest.translation.length();
             let child = (0..skeleton.len())
                 .filter(|&c| skeleton.parent(c) == Some(f) && Some(c) != twist)
-                .max_by(|&a, &b| {
-                    below(a)
-                        .cmp(&below(b))
-                        .then(reach(a).total_cmp(&reach(b)))
-                });
+                .max_by(|&a, &b| below(a).cmp(&below(b)).then(reach(a).total_cmp(&reach(b))));
             if let Some(c) = child {
                 self.bones.insert(hand, c);
             }
@@ -413,11 +414,9 @@ fn rigify_spine(skeleton: &Skeleton) -> Vec<(Role, usize)> {
         })
     };
     match (numbered(None), numbered(Some(4)), numbered(Some(6))) {
-        (Some(hips), Some(neck), Some(head)) => vec![
-            (Role::Pelvis, hips),
-            (Role::Neck, neck),
-            (Role::Head, head),
-        ],
+        (Some(hips), Some(neck), Some(head)) => {
+            vec![(Role::Pelvis, hips), (Role::Neck, neck), (Role::Head, head)]
+        }
         _ => Vec::new(),
     }
 }

@@ -113,7 +113,10 @@ impl CharacterSettings {
         }
         for (role, bone) in &self.bones {
             if bone.trim().is_empty() {
-                return Err(format!("field `bones.{}`: the bone name is empty", role.name()));
+                return Err(format!(
+                    "field `bones.{}`: the bone name is empty",
+                    role.name()
+                ));
             }
         }
         Ok(())

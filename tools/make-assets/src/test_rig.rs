@@ -199,4 +199,3 @@ pub fn bone_names(naming: Naming) -> Vec<String> {
         .map(|(i, b)| bone_name(naming, &b.name, i))
         .collect()
 }
-
