@@ -153,6 +153,34 @@ fn a_2_m_z_up_rig_in_centimetres_without_a_scale_node() {
 }
 
 #[test]
+fn the_built_in_clips_play_on_a_shorter_character_with_shorter_strides() {
+    // A 1.5 m Unreal rig with only an idle of its own: the walk and the dodge are the
+    // built-in ones, retargeted; the walk travels 1.5 / 1.8 as far and the jacket holds.
+    let dir = tempfile::tempdir().unwrap();
+    let style = RigStyle {
+        naming: Naming::Unreal,
+        scale: 1.5 / 1.8,
+        clips: vec!["idle".into()],
+        ..RigStyle::default()
+    };
+    let c = open(&write_rig(dir.path(), "small.glb", &style));
+    let builtin = Character::builtin();
+    let travel = |c: &Character| {
+        let walk = c.clip("walk").unwrap();
+        let mut pose = c.skeleton.rest_pose();
+        walk.sample(walk.duration, &mut pose).translation - walk.sample(0.0, &mut pose).translation
+    };
+    let ratio = travel(&c).length() / travel(&builtin).length();
+    assert!((ratio - 1.5 / 1.8).abs() < 0.01, "stride ratio {ratio}");
+    assert_walks_forward(&c, 1.5, "retargeted walk");
+    let c = Arc::new(c);
+    for clip in ["walk", "dodge", "arms_raise"] {
+        let mut scene = Scene::new(c.clone(), &preset("presets/tweed.json"), clip).unwrap();
+        assert_jacket_holds(&mut scene, 120, &format!("retargeted {clip}"));
+    }
+}
+
+#[test]
 fn a_rotated_armature_node_is_undone() {
     // Blender's usual export of a Z-up scene: the data Z-up, an armature node turning it up.
     let dir = tempfile::tempdir().unwrap();
@@ -164,9 +192,12 @@ fn a_rotated_armature_node_is_undone() {
     };
     let c = open(&write_rig(dir.path(), "armature.glb", &style));
     assert_upright(&c, 1.8, "rotated armature");
-    // No animation: the bind pose is a still clip.
+    // No animation: the bind pose is a still clip, and the built-in clips follow.
     let names: Vec<&str> = c.clip_names().collect();
-    assert_eq!(names, ["bind_pose"]);
+    let builtin = Character::builtin();
+    let mut expected = vec!["bind_pose"];
+    expected.extend(builtin.clip_names());
+    assert_eq!(names, expected);
 }
 
 #[test]
@@ -243,7 +274,11 @@ fn a_gltf_with_an_external_buffer_loads_and_a_missing_buffer_is_named() {
     std::fs::write(dir.path().join("hero_data.bin"), &bin).unwrap();
     let c = open(&path);
     let names: Vec<&str> = c.clip_names().collect();
-    assert_eq!(names, ["idle", "dodge"]);
+    assert_eq!(&names[..3], ["idle", "dodge", "builtin_idle"]);
+    assert!(
+        names.contains(&"walk") && names.contains(&"builtin_dodge"),
+        "{names:?}"
+    );
     // The looping flags our files carry in the animations' extras survive the import.
     let builtin = Character::builtin();
     for clip in ["idle", "dodge"] {

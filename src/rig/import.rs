@@ -14,7 +14,9 @@
 //! into the rest pose, and every clip is resampled at [`SAMPLE_RATE`]. A synthetic root bone on
 //! the ground carries the root motion: the pelvis projected on the ground, heading from the
 //! pelvis's turn about the vertical (an in-place clip has none). The settings' bone map and
-//! the VRM humanoid extension name roles the bone names do not give.
+//! the VRM humanoid extension name roles the bone names do not give. The built-in clips follow
+//! the file's own, retargeted through the roles; one whose name the file
+//! already uses is called `builtin_<name>` (see `rig/retarget.rs`).
 
 use glam::{Mat3, Mat4, Quat, Vec3};
 use gltf::accessor::Dimensions;
@@ -23,6 +25,7 @@ use gltf::animation::{Interpolation, Property};
 use super::character::RigError;
 use super::clip::{BoneTrack, Clip, Track};
 use super::mesh::SkinnedMesh;
+use super::retarget::retarget_clips;
 use super::roles::{vrm_roles, Role, Roles, RolesError};
 use super::settings::CharacterSettings;
 use super::skeleton::{Bone, Skeleton};
@@ -35,6 +38,9 @@ pub const SAMPLE_RATE: f32 = 30.0;
 
 /// Name of the synthetic root bone that carries the root motion.
 pub const GROUND_BONE: &str = "cloth_tuner_ground";
+
+/// Prefix of a retargeted built-in clip whose name the file's own clips already use.
+pub const BUILTIN_CLIP_PREFIX: &str = "builtin_";
 
 /// Name of the still clip of a file with no animation.
 pub const BIND_POSE_CLIP: &str = "bind_pose";
@@ -133,6 +139,15 @@ pub(crate) fn import(src: &Source, settings: &CharacterSettings) -> Result<Chara
     }
     if clips.is_empty() {
         clips.push(still_clip(&rest_locals).map_err(|e| src.err(e))?);
+    }
+    // The built-in clips after the file's own; a name the file already uses gets a prefix.
+    let builtin = retarget_clips(&Character::builtin(), &skeleton, &roles)
+        .map_err(|e| src.err(format!("retargeting the built-in clips: {e}")))?;
+    for mut clip in builtin {
+        if clips.iter().any(|c| c.name == clip.name) {
+            clip.name = format!("{BUILTIN_CLIP_PREFIX}{}", clip.name);
+        }
+        clips.push(clip);
     }
     Ok(Character {
         skeleton,

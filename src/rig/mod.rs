@@ -42,6 +42,7 @@ pub mod import;
 pub mod jacket;
 mod mesh;
 pub mod metrics;
+mod retarget;
 mod roles;
 mod scene;
 pub mod settings;
