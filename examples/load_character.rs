@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => {
             let style = RigStyle {
                 naming: Naming::Mixamo,
-                cell: 0.0098,
+                cell: 0.0088,
                 fingers: 18,
                 clips: ["idle", "walk", "run", "dodge", "turn"]
                     .map(String::from)
