@@ -40,8 +40,8 @@ pub enum RigError {
         /// The OS error.
         source: std::io::Error,
     },
-    /// The bytes are not a parsable glTF binary.
-    #[error("{path}: not a valid glTF binary (.glb): {reason}")]
+    /// The bytes are not a parsable glTF file (or too large to be a character).
+    #[error("{path}: not a valid glTF file: {reason}")]
     Format {
         /// The file.
         path: String,
@@ -488,58 +488,7 @@ impl Loader<'_> {
         if prim.mode() != gltf::mesh::Mode::Triangles {
             return Err(self.err("the mesh must be a triangle list"));
         }
-        use gltf::Semantic;
-        let get = |s: Semantic, what: &str| {
-            prim.get(&s)
-                .ok_or_else(|| self.err(format!("the mesh has no {what}")))
-        };
-        let pos = self.src.read_f32(
-            &get(Semantic::Positions, "POSITION")?,
-            Dimensions::Vec3,
-            "positions",
-        )?;
-        let nrm = self.src.read_f32(
-            &get(Semantic::Normals, "NORMAL")?,
-            Dimensions::Vec3,
-            "normals",
-        )?;
-        let wts = self.src.read_f32(
-            &get(Semantic::Weights(0), "WEIGHTS_0")?,
-            Dimensions::Vec4,
-            "weights",
-        )?;
-        let jts = self.src.read_uint(
-            &get(Semantic::Joints(0), "JOINTS_0")?,
-            Dimensions::Vec4,
-            "joints",
-        )?;
-        let idx = match prim.indices() {
-            Some(a) => self.src.read_uint(&a, Dimensions::Scalar, "indices")?,
-            None => (0..(pos.len() / 3) as u32).collect(),
-        };
-        let n = pos.len() / 3;
-        if nrm.len() != n * 3 || wts.len() != n * 4 || jts.len() != n * 4 {
-            return Err(self.err("mesh attributes have different vertex counts"));
-        }
-        if idx.len() % 3 != 0 || idx.iter().any(|&i| i as usize >= n) {
-            return Err(self.err("mesh indices out of range or not whole triangles"));
-        }
-        if jts.iter().any(|&j| j as usize >= bone_count) {
-            return Err(self.err("a vertex refers to a joint the skin does not have"));
-        }
-        Ok(SkinnedMesh {
-            positions: pos.chunks_exact(3).map(Vec3::from_slice).collect(),
-            normals: nrm.chunks_exact(3).map(Vec3::from_slice).collect(),
-            indices: idx,
-            joints: jts
-                .chunks_exact(4)
-                .map(|j| [j[0] as u16, j[1] as u16, j[2] as u16, j[3] as u16])
-                .collect(),
-            weights: wts
-                .chunks_exact(4)
-                .map(|w| [w[0], w[1], w[2], w[3]])
-                .collect(),
-        })
+        super::import::read_primitive(self.src, &prim, bone_count)
     }
 }
 

@@ -417,8 +417,9 @@ fn read_meshes(
     Ok((mesh, bind_world))
 }
 
-/// One primitive's attributes with skin-list joint indices and weights summing to 1.
-fn read_primitive(
+/// One primitive's attributes with skin-list joint indices and weights summing to 1 (a mesh
+/// without normals gets +Y, which the tuner's lighting shows as flat).
+pub(crate) fn read_primitive(
     src: &Source,
     prim: &gltf::Primitive,
     joints: usize,
@@ -461,11 +462,15 @@ fn read_primitive(
     if jts.iter().any(|&j| j as usize >= joints) {
         return Err(src.err("a vertex refers to a joint the skin does not have"));
     }
+    // Weights that do not sum to 1 (quantised or sloppy exports) are normalised; weights that
+    // do are kept to the bit.
     let weights = wts
         .chunks_exact(4)
         .map(|w| {
             let sum: f32 = w.iter().sum();
-            if sum > 0.0 {
+            if (sum - 1.0).abs() <= 1e-4 {
+                [w[0], w[1], w[2], w[3]]
+            } else if sum > 0.0 {
                 [w[0] / sum, w[1] / sum, w[2] / sum, w[3] / sum]
             } else {
                 [1.0, 0.0, 0.0, 0.0]

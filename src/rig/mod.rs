@@ -2,12 +2,15 @@
 //! CPU skinning, the collision ellipsoids, the jacket rig, the scene that plays a clip with the
 //! cloth on, and what is measured there.
 //!
-//! A character is data: a glTF 2.0 binary file holding the skeleton, the skinned body mesh,
-//! the animation clips (with root motion on the root node) and the collision ellipsoids (nodes
-//! named `ellipsoid_*` parented to bones; their translation, rotation and scale are the
-//! ellipsoid's centre, orientation and three radii in the bone's space). [`Character`] loads
-//! it. The built-in mannequin (`assets/character.glb`) is one such file; its generator is a
-//! build tool in `tools/make-assets/`, not part of this module.
+//! A character is data: a glTF 2.0 file holding the skeleton, the skinned body mesh and the
+//! animation clips. [`Character`] loads it. Our own files (the built-in mannequin,
+//! `assets/character.glb`, written by the build tool in `tools/make-assets/`) carry root motion
+//! on the root node and collision ellipsoids as nodes named `ellipsoid_*` parented to bones
+//! (translation, rotation and scale: the centre, orientation and three radii in the bone's
+//! space). Any other humanoid goes through [`import`]: whatever its space, units and bone
+//! names, it comes out in the same form, with [`Roles`] naming its bones (by name, VRM or the
+//! bone map of its [`CharacterSettings`]), ellipsoids fitted to its skin, root motion from its
+//! pelvis and the built-in clips retargeted onto it.
 //!
 //! Spaces:
 //! - *world*: metres, right-handed, +Y up.
