@@ -518,6 +518,83 @@ mod tests {
         assert_eq!(words("LThigh"), ["l", "thigh"]);
     }
 
+    fn skeleton(names: &[(&str, Option<usize>)]) -> Skeleton {
+        Skeleton::new(
+            names
+                .iter()
+                .map(|&(n, parent)| crate::rig::Bone {
+                    name: n.into(),
+                    parent,
+                    rest: crate::sim::Frame::IDENTITY,
+                })
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_rigify_skeleton_resolves_by_its_numbered_spine() {
+        let mut bones = vec![
+            ("root", None),
+            ("DEF-spine", Some(0)),
+            ("DEF-spine.001", Some(1)),
+            ("DEF-spine.002", Some(2)),
+            ("DEF-spine.003", Some(3)),
+            ("DEF-spine.004", Some(4)),
+            ("DEF-spine.005", Some(5)),
+            ("DEF-spine.006", Some(6)),
+        ];
+        let names: Vec<String> = ["L", "R"]
+            .iter()
+            .flat_map(|s| {
+                [
+                    format!("DEF-upper_arm.{s}"),
+                    format!("DEF-upper_arm.{s}.001"),
+                    format!("DEF-forearm.{s}"),
+                    format!("DEF-hand.{s}"),
+                    format!("DEF-thigh.{s}"),
+                    format!("DEF-shin.{s}"),
+                ]
+            })
+            .collect();
+        for side in 0..2 {
+            let n = &names[side * 6..side * 6 + 6];
+            let base = bones.len();
+            bones.push((n[0].as_str(), Some(4)));
+            bones.push((n[1].as_str(), Some(base)));
+            bones.push((n[2].as_str(), Some(base)));
+            bones.push((n[3].as_str(), Some(base + 2)));
+            bones.push((n[4].as_str(), Some(1)));
+            bones.push((n[5].as_str(), Some(base + 4)));
+        }
+        let sk = skeleton(&bones);
+        let roles = Roles::resolve(&sk, &BTreeMap::new(), &[]).unwrap();
+        let name = |r: Role| sk.bones()[roles.bone(r)].name.as_str();
+        assert_eq!(name(Role::Pelvis), "DEF-spine");
+        assert_eq!(name(Role::Neck), "DEF-spine.004");
+        assert_eq!(name(Role::Head), "DEF-spine.006");
+        assert_eq!(name(Role::Chest), "DEF-spine.003");
+        assert_eq!(name(Role::Spine), "DEF-spine.001");
+        assert_eq!(name(Role::UpperarmL), "DEF-upper_arm.L");
+        assert_eq!(name(Role::ShinR), "DEF-shin.R");
+        assert_eq!(name(Role::HandR), "DEF-hand.R");
+    }
+
+    #[test]
+    fn vrm_humanoid_bones_are_read_from_both_versions() {
+        let v0 = serde_json::json!({ "extensions": { "VRM": { "humanoid": { "humanBones": [
+            { "bone": "hips", "node": 3 }, { "bone": "leftUpperLeg", "node": 7 },
+            { "bone": "leftThumbProximal", "node": 9 }
+        ] } } } });
+        assert_eq!(vrm_roles(&v0), [(Role::Pelvis, 3), (Role::ThighL, 7)]);
+        let v1 = serde_json::json!({ "extensions": { "VRMC_vrm": { "humanoid": { "humanBones": {
+            "rightLowerArm": { "node": 12 }, "upperChest": { "node": 5 }
+        } } } } });
+        let mut got = vrm_roles(&v1);
+        got.sort();
+        assert_eq!(got, [(Role::Chest, 5), (Role::ForearmR, 12)]);
+    }
+
     #[test]
     fn role_names_in_files_are_snake_case() {
         assert_eq!(Role::UpperarmTwistL.name(), "upperarm_twist_l");
