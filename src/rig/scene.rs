@@ -312,7 +312,7 @@ impl Scene {
         self.finish_frame();
     }
 
-    /// Skin the body every step (on by default; `simulate` turns it off).
+    /// Skin the body every step (on by default; tests that only look at the cloth turn it off).
     pub fn set_skin_body(&mut self, on: bool) {
         self.skin_body = on;
     }
