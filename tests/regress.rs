@@ -43,6 +43,7 @@ fn the_committed_manifest_matches_the_goldens() {
     }
     let args = RegressArgs {
         manifest: "tests/regress.json".into(),
+        character: Default::default(),
         golden: "tests/golden".into(),
         out: scratch("regress-suite"),
         update: false,
@@ -77,6 +78,7 @@ fn one_case(preset: &Path, dir: &Path) -> cloth_tuner::cli::regress::Report {
     std::fs::write(&manifest, text.to_string()).unwrap();
     regress(&RegressArgs {
         manifest,
+        character: Default::default(),
         golden: "tests/golden".into(),
         out: dir.join("out"),
         update: false,
@@ -124,6 +126,7 @@ fn the_same_render_twice_gives_byte_identical_pngs() {
         let args = RenderArgs {
             preset: "presets/down_jacket.json".into(),
             clip: "dodge".into(),
+            character: Default::default(),
             frames: vec![12, 3],
             width: 240,
             height: 136,
@@ -275,4 +278,61 @@ fn bad_input_is_a_clear_message_and_a_nonzero_exit() {
     let (code, text) = tuner(&["regress", "--manifest", manifest.to_str().unwrap()]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("max_pixel_diff"), "{text}");
+}
+
+#[test]
+fn a_manifest_case_plays_the_character_it_names() {
+    if !have_gl("the character case") {
+        return;
+    }
+    use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
+    let dir = scratch("regress-character");
+    let rig = dir.join("hero.glb");
+    let style = RigStyle {
+        naming: Naming::Mixamo,
+        clips: Vec::new(),
+        ..RigStyle::default()
+    };
+    std::fs::write(&rig, test_rig_glb(&style)).unwrap();
+    let manifest = dir.join("manifest.json");
+    let text = serde_json::json!({
+        "size": "160x90",
+        "max_pixel_diff": 0,
+        "max_diff_share": 0.0,
+        "cases": [{
+            "character": rig,
+            "preset": "presets/tweed.json",
+            "clips": ["bind_pose", "dodge"],
+            "frames": [10],
+            "cameras": ["front"]
+        }]
+    });
+    std::fs::write(&manifest, text.to_string()).unwrap();
+    let run = |update: bool| {
+        regress(&RegressArgs {
+            manifest: manifest.clone(),
+            character: Default::default(),
+            golden: dir.join("golden"),
+            out: dir.join("out"),
+            update,
+            quiet: true,
+        })
+        .unwrap()
+    };
+    let written = run(true);
+    let names: Vec<String> = written
+        .updated
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "hero_tweed_bind_pose_front_0010.png",
+            "hero_tweed_dodge_front_0010.png"
+        ]
+    );
+    // The same character renders the same pictures again.
+    let again = run(false);
+    assert_eq!(again.failures(), 0, "{}", summary(&again));
 }

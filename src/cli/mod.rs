@@ -7,9 +7,12 @@ use clap::{Parser, Subcommand};
 
 use crate::preset::Preset;
 
+mod character;
 #[cfg(feature = "gui")]
 pub mod compare;
 mod export;
+
+pub use character::{load_character, CharacterArgs};
 #[cfg(feature = "gui")]
 pub mod regress;
 #[cfg(feature = "gui")]
@@ -24,6 +27,8 @@ pub struct Cli {
     /// Preset to open in the window (default: the one open last time, else presets/tweed.json).
     #[arg(long, value_name = "FILE")]
     pub preset: Option<PathBuf>,
+    #[command(flatten)]
+    pub character: CharacterArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -51,6 +56,8 @@ pub enum Command {
         /// the clips there are.
         #[arg(long, default_value = "walk")]
         clip: String,
+        #[command(flatten)]
+        character: CharacterArgs,
         /// Simulated seconds.
         #[arg(long, default_value_t = 6.0)]
         seconds: f64,
@@ -84,8 +91,14 @@ pub enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Print the JSON Schema of the preset file (`presets/schema.json` is this output).
-    Schema,
+    /// Print the JSON Schema of the preset file (`presets/schema.json` is this output), or
+    /// with `--character-settings` of a character's settings file
+    /// (`docs/character-settings.schema.json`).
+    Schema {
+        /// The character settings file's schema instead of the preset's.
+        #[arg(long)]
+        character_settings: bool,
+    },
     /// Measure how well time-step conversion holds: how far the hem's trajectory on a clip
     /// departs from the preset at its own rate when run at each other rate, converted (as
     /// `export` writes it) and unconverted (the same knobs at the new rate). RMS and largest
@@ -103,6 +116,8 @@ pub enum Command {
         /// The clip.
         #[arg(long, default_value = "dodge")]
         clip: String,
+        #[command(flatten)]
+        character: CharacterArgs,
         /// Simulated seconds.
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
@@ -122,6 +137,8 @@ pub enum Command {
         /// the clips there are.
         #[arg(long, default_value = "dodge")]
         clip: String,
+        #[command(flatten)]
+        character: CharacterArgs,
         /// Frames (fixed steps from the clip start), comma separated.
         #[arg(long, value_name = "N,N", value_delimiter = ',', required = true)]
         frames: Vec<u64>,
@@ -169,6 +186,8 @@ pub enum Command {
         /// The manifest (JSON).
         #[arg(long, default_value = "tests/regress.json")]
         manifest: PathBuf,
+        #[command(flatten)]
+        character: CharacterArgs,
         /// The golden pictures' folder.
         #[arg(long, default_value = "tests/golden")]
         golden: PathBuf,
@@ -187,14 +206,15 @@ pub enum Command {
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        None => open_window(cli.preset),
+        None => open_window(cli.preset, &cli.character),
         Some(Command::Validate { files }) => Ok(validate(&files)),
         Some(Command::Simulate {
             preset,
             clip,
+            character,
             seconds,
             json,
-        }) => simulate_command(&preset, &clip, seconds, json),
+        }) => simulate_command(&preset, &clip, &character, seconds, json),
         Some(Command::Params) => {
             print!("{}", params_table());
             Ok(ExitCode::SUCCESS)
@@ -217,13 +237,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             preset,
             timestep_hz,
             clip,
+            character,
             seconds,
             json,
-        }) => drift_command(&preset, &timestep_hz, &clip, seconds, json),
+        }) => drift_command(&preset, &timestep_hz, &clip, &character, seconds, json),
         #[cfg(feature = "gui")]
         Some(Command::Render {
             preset,
             clip,
+            character,
             frames,
             size,
             camera,
@@ -233,6 +255,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }) => render_command(render::RenderArgs {
             preset,
             clip,
+            character,
             frames,
             width: size.0,
             height: size.1,
@@ -260,26 +283,40 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         #[cfg(feature = "gui")]
         Some(Command::Regress {
             manifest,
+            character,
             golden,
             out,
             update,
             quiet,
         }) => Ok(regress_command(&regress::RegressArgs {
             manifest,
+            character,
             golden,
             out,
             update,
             quiet,
         })),
-        Some(Command::Schema) => {
-            print!("{}", crate::preset::schema::schema_text());
+        Some(Command::Schema { character_settings }) => {
+            if character_settings {
+                print!("{}", crate::rig::settings::settings_schema_text());
+            } else {
+                print!("{}", crate::preset::schema::schema_text());
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
 /// No subcommand: the tuner window, or a note where this build has none.
-fn open_window(preset: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Result<ExitCode> {
+    if character.character.is_some() {
+        // Checked here so a bad file is reported before any window opens.
+        character.load()?;
+        anyhow::bail!(
+            "the tuner window cannot play another character yet (its File > Open character is \
+             not written); `simulate`, `drift`, `render` and `regress` take --character"
+        );
+    }
     #[cfg(feature = "gui")]
     {
         let options = crate::app::Options {
@@ -304,10 +341,11 @@ fn open_window(preset: Option<PathBuf>) -> anyhow::Result<ExitCode> {
 fn simulate_command(
     preset: &Path,
     clip: &str,
+    character: &CharacterArgs,
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let (preset, character) = prepare_run(preset, seconds, 3600.0)?;
+    let (preset, character) = prepare_run(preset, character, seconds, 3600.0)?;
     let m = crate::rig::metrics::simulate(character, &preset, clip, seconds)?;
     print_result(json, &m, || m.to_text())
 }
@@ -317,10 +355,11 @@ fn drift_command(
     preset: &Path,
     rates: &[f32],
     clip: &str,
+    character: &CharacterArgs,
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let (preset, character) = prepare_run(preset, seconds, 600.0)?;
+    let (preset, character) = prepare_run(preset, character, seconds, 600.0)?;
     let rows = rates
         .iter()
         .map(|&hz| crate::rig::drift::drift(character.clone(), &preset, clip, hz, seconds))
@@ -332,6 +371,7 @@ fn drift_command(
 /// windowless run plays it on.
 fn prepare_run(
     preset: &Path,
+    character: &CharacterArgs,
     seconds: f64,
     max: f64,
 ) -> anyhow::Result<(Preset, std::sync::Arc<crate::rig::Character>)> {
@@ -339,10 +379,7 @@ fn prepare_run(
         anyhow::bail!("--seconds must be more than 0 and at most {max}, got {seconds}");
     }
     let preset = Preset::load(preset)?;
-    Ok((
-        preset,
-        std::sync::Arc::new(crate::rig::Character::builtin()),
-    ))
+    Ok((preset, character.load()?))
 }
 
 /// Prints `value` as pretty JSON, or `text()` for a person.

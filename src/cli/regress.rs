@@ -4,11 +4,11 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::Context as _;
 use serde::Deserialize;
 
+use super::character::{character_label, load_character};
 use super::compare::{compare, diff_image, Comparison, Thresholds};
 use super::render::{
     overlays, progress_bar, run_job, total, writable_dir, Job, OverlayName, Shot, Timings,
@@ -16,7 +16,6 @@ use super::render::{
 use crate::files::write_atomic;
 use crate::picture::{read_png, write_png};
 use crate::render::headless::{parse_size, CameraSpec, HeadlessGl, Offscreen};
-use crate::rig::Character;
 
 /// The manifest file (`tests/regress.json`).
 #[derive(Clone, Debug, Deserialize)]
@@ -35,6 +34,13 @@ pub struct Manifest {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ManifestCase {
+    /// A glTF character to play instead of `regress --character`'s (or the built-in one);
+    /// its pictures' names start with its file stem.
+    #[serde(default)]
+    pub character: Option<PathBuf>,
+    /// That character's settings file, instead of the one beside it.
+    #[serde(default)]
+    pub bone_map: Option<PathBuf>,
     pub preset: PathBuf,
     pub clips: Vec<String>,
     pub frames: Vec<u64>,
@@ -67,6 +73,8 @@ impl Manifest {
 #[derive(Clone, Debug)]
 pub struct RegressArgs {
     pub manifest: PathBuf,
+    /// The character of the cases that name none.
+    pub character: super::CharacterArgs,
     pub golden: PathBuf,
     pub out: PathBuf,
     pub update: bool,
@@ -116,10 +124,17 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
         max_diff_share: manifest.max_diff_share,
     };
     // Every case is checked before anything is drawn or written.
-    let character = Arc::new(Character::builtin());
+    let default_character = args.character.load()?;
     let mut jobs = Vec::new();
     for (i, case) in manifest.cases.iter().enumerate() {
         let at = |e: anyhow::Error| anyhow::anyhow!("{}: case {i}: {e:#}", args.manifest.display());
+        let (character, label) = match &case.character {
+            Some(path) => (
+                load_character(Some(path), case.bone_map.as_deref()).map_err(|e| at(e.into()))?,
+                character_label(Some(path)),
+            ),
+            None => (default_character.clone(), args.character.label()),
+        };
         let cameras = case
             .cameras
             .iter()
@@ -129,6 +144,7 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
             jobs.push(
                 Job::new(
                     &character,
+                    label.clone(),
                     &case.preset,
                     clip,
                     &case.frames,
@@ -163,7 +179,7 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
     let mut shots: Vec<Shot> = Vec::new();
     let mut timings = Vec::new();
     for job in &jobs {
-        timings.push(run_job(job, &character, &mut offscreen, &bar, |shot| {
+        timings.push(run_job(job, &mut offscreen, &bar, |shot| {
             write_png(&actual_dir.join(&shot.name), &shot.image)?;
             shots.push(shot);
             Ok(())

@@ -72,18 +72,29 @@ pub fn overlays(names: &[OverlayName]) -> Overlays {
     o
 }
 
-/// The file name of one picture: `<preset file stem>_<clip>_<camera>_<frame>.png`.
-pub fn shot_name(preset_path: &Path, clip: &str, camera: &CameraSpec, frame: u64) -> String {
+/// The file name of one picture: `<preset file stem>_<clip>_<camera>_<frame>.png`, after
+/// `<character file stem>_` for a character other than the built-in one.
+pub fn shot_name(
+    character: Option<&str>,
+    preset_path: &Path,
+    clip: &str,
+    camera: &CameraSpec,
+    frame: u64,
+) -> String {
     let stem = preset_path
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "preset".into());
-    format!("{stem}_{clip}_{}_{frame:04}.png", camera.file_label())
+    let who = character.map(|c| format!("{c}_")).unwrap_or_default();
+    format!("{who}{stem}_{clip}_{}_{frame:04}.png", camera.file_label())
 }
 
 /// One preset on one clip, pictures of `frames` from each of `cameras`.
 #[derive(Clone, Debug)]
 pub struct Job {
+    /// The character and the name its pictures carry (`None`: the built-in one).
+    pub character: Arc<Character>,
+    pub character_label: Option<String>,
     pub preset_path: PathBuf,
     pub preset: Preset,
     pub clip: String,
@@ -98,6 +109,7 @@ impl Job {
     /// simulated or drawn.
     pub fn new(
         character: &Arc<Character>,
+        character_label: Option<String>,
         preset_path: &Path,
         clip: &str,
         frames: &[u64],
@@ -122,6 +134,8 @@ impl Job {
         frames.sort_unstable();
         frames.dedup();
         Ok(Job {
+            character: character.clone(),
+            character_label,
             preset_path: preset_path.to_path_buf(),
             preset,
             clip: clip.to_string(),
@@ -183,13 +197,12 @@ impl Timings {
 /// it is drawn.
 pub fn run_job(
     job: &Job,
-    character: &Arc<Character>,
     offscreen: &mut Offscreen,
     progress: &ProgressBar,
     mut shot: impl FnMut(Shot) -> anyhow::Result<()>,
 ) -> anyhow::Result<Timings> {
     let mut t = Timings::default();
-    let mut scene = Scene::new(character.clone(), &job.preset, &job.clip)
+    let mut scene = Scene::new(job.character.clone(), &job.preset, &job.clip)
         .with_context(|| format!("{} on clip `{}`", job.preset_path.display(), job.clip))?;
     scene.set_skin_body(true);
     let look = look_for(&job.preset, &job.preset_path);
@@ -212,7 +225,13 @@ pub fn run_job(
                 camera.file_label()
             ));
             shot(Shot {
-                name: shot_name(&job.preset_path, &job.clip, camera, frame),
+                name: shot_name(
+                    job.character_label.as_deref(),
+                    &job.preset_path,
+                    &job.clip,
+                    camera,
+                    frame,
+                ),
                 frame,
                 camera: *camera,
                 image,
@@ -251,6 +270,7 @@ pub fn writable_dir(dir: &Path) -> anyhow::Result<()> {
 pub struct RenderArgs {
     pub preset: PathBuf,
     pub clip: String,
+    pub character: super::CharacterArgs,
     pub frames: Vec<u64>,
     pub width: u32,
     pub height: u32,
@@ -262,9 +282,10 @@ pub struct RenderArgs {
 
 /// `render`: writes one PNG per frame and returns their paths and the timings.
 pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
-    let character = Arc::new(Character::builtin());
+    let character = args.character.load()?;
     let job = Job::new(
         &character,
+        args.character.label(),
         &args.preset,
         &args.clip,
         &args.frames,
@@ -277,7 +298,7 @@ pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
     let bar = progress_bar(job.shots(), args.quiet);
     let mut written = Vec::new();
     let mut timings = Timings::default();
-    let t = run_job(&job, &character, &mut offscreen, &bar, |shot| {
+    let t = run_job(&job, &mut offscreen, &bar, |shot| {
         let path = args.out.join(&shot.name);
         write_png(&path, &shot.image)?;
         written.push(path);
@@ -304,12 +325,21 @@ mod tests {
     #[test]
     fn shot_names_name_preset_clip_camera_and_frame() {
         let n = shot_name(
+            None,
             Path::new("presets/tweed.json"),
             "dodge",
             &CameraSpec::ThreeQuarter,
             30,
         );
         assert_eq!(n, "tweed_dodge_three-quarter_0030.png");
+        let n = shot_name(
+            Some("hero"),
+            Path::new("presets/tweed.json"),
+            "walk",
+            &CameraSpec::Front,
+            0,
+        );
+        assert_eq!(n, "hero_tweed_walk_front_0000.png");
     }
 
     #[test]
@@ -324,10 +354,11 @@ mod tests {
         let c = Arc::new(Character::builtin());
         let p = Path::new("presets/tweed.json");
         let cams = || vec![CameraSpec::Front];
-        let e = Job::new(&c, p, "moonwalk", &[1], cams(), Overlays::default()).unwrap_err();
+        let e = Job::new(&c, None, p, "moonwalk", &[1], cams(), Overlays::default()).unwrap_err();
         assert!(e.to_string().contains("unknown clip `moonwalk`"), "{e}");
         let e = Job::new(
             &c,
+            None,
             Path::new("nope.json"),
             "walk",
             &[1],
@@ -336,9 +367,27 @@ mod tests {
         )
         .unwrap_err();
         assert!(format!("{e:#}").contains("nope.json"), "{e:#}");
-        let e = Job::new(&c, p, "walk", &[MAX_FRAME + 1], cams(), Overlays::default()).unwrap_err();
+        let e = Job::new(
+            &c,
+            None,
+            p,
+            "walk",
+            &[MAX_FRAME + 1],
+            cams(),
+            Overlays::default(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("out of range"), "{e}");
-        let j = Job::new(&c, p, "walk", &[30, 0, 30], cams(), Overlays::default()).unwrap();
+        let j = Job::new(
+            &c,
+            None,
+            p,
+            "walk",
+            &[30, 0, 30],
+            cams(),
+            Overlays::default(),
+        )
+        .unwrap();
         assert_eq!(j.frames, vec![0, 30]);
     }
 }

@@ -1,15 +1,23 @@
-//! The character: skeleton, skinned mesh, clips and collision ellipsoids, loaded from glTF.
+//! The character: skeleton, skinned mesh, clips, bone roles and collision ellipsoids, loaded
+//! from glTF. Our own files (the built-in character, written by `tools/make-assets`) are read
+//! as they are: bone 0 is the root on the ground carrying the root motion, the ellipsoids are
+//! `ellipsoid_*` nodes. Any other file goes through [`super::import`], which brings it into the
+//! same form.
 
 use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
-use gltf::accessor::{DataType, Dimensions};
+use gltf::accessor::Dimensions;
 use gltf::animation::{Interpolation, Property};
 
 use super::clip::{BoneTrack, Clip, Track};
 use super::ellipsoid::Ellipsoid;
+use super::fit::fit_ellipsoids;
 use super::mesh::SkinnedMesh;
+use super::roles::{Role, Roles};
+use super::settings::{CharacterSettings, SettingsError};
 use super::skeleton::{Bone, Skeleton};
+use super::source::Source;
 use crate::sim::Frame;
 
 /// The committed character asset, compiled in for a fast start-up.
@@ -17,6 +25,9 @@ const BUILTIN_GLB: &[u8] = include_bytes!("../../assets/character.glb");
 
 /// Name prefix of the nodes that carry collision ellipsoids.
 const ELLIPSOID_PREFIX: &str = "ellipsoid_";
+
+/// `asset.generator` of the files written in our own form (`tools/make-assets`).
+pub const NATIVE_GENERATOR: &str = "cloth-tuner make-assets";
 
 /// What can go wrong loading a character. Every message names the file.
 #[derive(Debug, thiserror::Error)]
@@ -29,8 +40,8 @@ pub enum RigError {
         /// The OS error.
         source: std::io::Error,
     },
-    /// The bytes are not a parsable glTF binary.
-    #[error("{path}: not a valid glTF binary (.glb): {reason}")]
+    /// The bytes are not a parsable glTF file (or too large to be a character).
+    #[error("{path}: not a valid glTF file: {reason}")]
     Format {
         /// The file.
         path: String,
@@ -45,6 +56,46 @@ pub enum RigError {
         /// What is missing or inconsistent.
         reason: String,
     },
+    /// No bone was found for some roles: name them in a bone map.
+    #[error(
+        "{path}: no bone found for {}; name them in a bone map (the character settings file \
+         beside it, or --bone-map; see docs/character-settings.md). The file's bones: {}",
+        roles_list(.missing), .bones.join(", ")
+    )]
+    MissingRoles {
+        /// The file.
+        path: String,
+        /// The roles still missing.
+        missing: Vec<Role>,
+        /// Every bone of the file, for the picker.
+        bones: Vec<String>,
+    },
+    /// The bone map names a bone the file does not have.
+    #[error(
+        "{path}: the bone map gives `{bone}` for {}, but the file has no such bone. The \
+         file's bones: {}", .role.name(), .bones.join(", ")
+    )]
+    UnknownBone {
+        /// The file.
+        path: String,
+        /// The role.
+        role: Role,
+        /// The name the map gives.
+        bone: String,
+        /// Every bone of the file.
+        bones: Vec<String>,
+    },
+    /// The character's settings file is bad.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+}
+
+fn roles_list(roles: &[Role]) -> String {
+    roles
+        .iter()
+        .map(|r| r.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A skinned, animated character.
@@ -60,19 +111,33 @@ pub struct Character {
     pub clips: Vec<Clip>,
     /// Collision ellipsoids, each bound to a bone.
     pub ellipsoids: Vec<Ellipsoid>,
+    /// The bone of each humanoid role.
+    pub roles: Roles,
 }
 
 impl Character {
-    /// Loads a character from a `.glb` file. Errors (never panics) on a missing, truncated or
-    /// inconsistent file; the message names the file and the problem.
-    pub fn load(path: impl AsRef<Path>) -> Result<Self, RigError> {
+    /// Loads a character from a `.glb` or `.gltf` file with the settings beside it
+    /// ([`CharacterSettings::path_beside`]) or, when `bone_map` is given, from that file.
+    /// Errors (never panics) on a missing, truncated, oversized or inconsistent file, a bone
+    /// map naming a bone the file lacks, or roles no name gives; the message names the file.
+    pub fn open(path: impl AsRef<Path>, bone_map: Option<&Path>) -> Result<Self, RigError> {
         let path = path.as_ref();
-        let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| RigError::Io {
-            path: name.clone(),
-            source,
-        })?;
-        Self::from_glb(&bytes, &name)
+        let settings = match bone_map {
+            Some(map) => CharacterSettings::load(map)?,
+            None => CharacterSettings::load_beside(path)?.unwrap_or_default(),
+        };
+        Self::load_with(path, &settings)
+    }
+
+    /// [`Character::open`] with the settings beside the file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, RigError> {
+        Self::open(path, None)
+    }
+
+    /// Loads a character with these settings (the tuner's role picker and ellipsoid scale
+    /// panel reload through here after changing them).
+    pub fn load_with(path: &Path, settings: &CharacterSettings) -> Result<Self, RigError> {
+        Self::from_source(&Source::open(path)?, settings)
     }
 
     /// The built-in character (`assets/character.glb`, compiled in).
@@ -85,12 +150,49 @@ impl Character {
             .expect("the committed character asset loads (checked by tests/rig_assets.rs)")
     }
 
-    /// Parses a character from `.glb` bytes; `source` names them in error messages.
+    /// Parses a character from `.glb` bytes with default settings; `source` names them in
+    /// error messages.
     pub fn from_glb(bytes: &[u8], source: &str) -> Result<Self, RigError> {
-        Loader {
-            path: source.to_string(),
+        Self::from_source(
+            &Source::parse(bytes, source, None)?,
+            &CharacterSettings::default(),
+        )
+    }
+
+    fn from_source(src: &Source, settings: &CharacterSettings) -> Result<Self, RigError> {
+        settings
+            .check()
+            .map_err(|reason| src.err(format!("character settings: {reason}")))?;
+        let mut character = if src.generator() == Some(NATIVE_GENERATOR) {
+            Loader { src }.load(settings)?
+        } else {
+            super::import::import(src, settings)?
+        };
+        if character.ellipsoids.is_empty() {
+            character.ellipsoids = fit_ellipsoids(
+                &character.skeleton,
+                &character.mesh,
+                &character.roles,
+                settings,
+            );
+        } else {
+            character.scale_ellipsoids(settings);
         }
-        .load(bytes)
+        Ok(character)
+    }
+
+    /// Scales the file's own ellipsoids by their bone's role's factor.
+    fn scale_ellipsoids(&mut self, settings: &CharacterSettings) {
+        for e in &mut self.ellipsoids {
+            if let Some((role, _)) = self.roles.iter().find(|&(_, b)| b == e.bone) {
+                e.radii *= settings.scale(role);
+            }
+        }
+    }
+
+    /// The bone names, root first (for a role picker).
+    pub fn bone_names(&self) -> impl Iterator<Item = &str> {
+        self.skeleton.bones().iter().map(|b| b.name.as_str())
     }
 
     /// The clip with this name.
@@ -131,8 +233,9 @@ impl Character {
     }
 }
 
-struct Loader {
-    path: String,
+/// Reads a file in our own form (see the module doc).
+struct Loader<'s> {
+    src: &'s Source,
 }
 
 /// Where the glTF nodes sit in the skeleton.
@@ -145,62 +248,14 @@ struct NodeMap {
     root: usize,
 }
 
-impl Loader {
+impl Loader<'_> {
     fn err(&self, reason: impl Into<String>) -> RigError {
-        RigError::Content {
-            path: self.path.clone(),
-            reason: reason.into(),
-        }
+        self.src.err(reason)
     }
 
-    fn format_err(&self, reason: impl Into<String>) -> RigError {
-        RigError::Format {
-            path: self.path.clone(),
-            reason: reason.into(),
-        }
-    }
-
-    /// Checks the GLB container before handing it to the parser (some malformed headers
-    /// would otherwise trip an arithmetic overflow inside it).
-    fn check_container(&self, bytes: &[u8]) -> Result<(), RigError> {
-        let u32_at = |o: usize| -> Option<u32> {
-            let b = bytes.get(o..o + 4)?;
-            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        };
-        if bytes.len() < 20 || &bytes[0..4] != b"glTF" {
-            return Err(self.format_err("missing the 'glTF' magic header"));
-        }
-        if u32_at(4) != Some(2) {
-            return Err(self.format_err("only glTF version 2 is supported"));
-        }
-        let total = u32_at(8).unwrap_or(0) as usize;
-        if total < 20 || total > bytes.len() {
-            return Err(self.format_err(format!(
-                "header says {} bytes, file has {}",
-                total,
-                bytes.len()
-            )));
-        }
-        let mut offset = 12usize;
-        while offset < total {
-            let len =
-                u32_at(offset).ok_or_else(|| self.format_err("truncated chunk header"))? as usize;
-            let end = offset
-                .checked_add(8)
-                .and_then(|o| o.checked_add(len))
-                .filter(|&e| e <= total)
-                .ok_or_else(|| self.format_err("a chunk runs past the end of the file"))?;
-            offset = end;
-        }
-        Ok(())
-    }
-
-    fn load(&self, bytes: &[u8]) -> Result<Character, RigError> {
-        self.check_container(bytes)?;
-        let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| self.format_err(e.to_string()))?;
-        let blob: &[u8] = gltf.blob.as_deref().unwrap_or(&[]);
-        let doc = &gltf.document;
-        let looping = self.looping_flags(bytes)?;
+    fn load(&self, settings: &CharacterSettings) -> Result<Character, RigError> {
+        let doc = &self.src.doc;
+        let looping = self.looping_flags();
 
         // The skeleton is the first skin's joints.
         let skin = doc
@@ -208,24 +263,26 @@ impl Loader {
             .next()
             .ok_or_else(|| self.err("no skin (the file has no skeleton)"))?;
         let (skeleton, nodes) = self.read_skeleton(doc, &skin)?;
-        let inverse_bind = self.read_inverse_bind(&skin, blob, skeleton.len())?;
+        let inverse_bind = self.read_inverse_bind(&skin, skeleton.len())?;
 
         // Mesh: the first node that has both a mesh and this skin.
         let mesh_node = doc
             .nodes()
             .find(|n| n.mesh().is_some() && n.skin().is_some_and(|s| s.index() == skin.index()))
             .ok_or_else(|| self.err("no skinned mesh node"))?;
-        let mesh = self.read_mesh(&mesh_node, blob, skeleton.len())?;
+        let mesh = self.read_mesh(&mesh_node, skeleton.len())?;
 
         let rest: Vec<Frame> = skeleton.bones().iter().map(|b| b.rest).collect();
         let clips = doc
             .animations()
             .map(|anim| {
                 let is_looping = looping.get(anim.index()).copied().unwrap_or(false);
-                self.read_clip(&anim, is_looping, blob, &nodes, &rest)
+                self.read_clip(&anim, is_looping, &nodes, &rest)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let ellipsoids = self.read_ellipsoids(doc, &nodes)?;
+        let roles = Roles::resolve(&skeleton, &settings.bones, &[])
+            .map_err(|e| super::import::roles_error(self.src, &skeleton, e))?;
 
         Ok(Character {
             skeleton,
@@ -233,6 +290,7 @@ impl Loader {
             inverse_bind,
             clips,
             ellipsoids,
+            roles,
         })
     }
 
@@ -294,13 +352,14 @@ impl Loader {
     fn read_inverse_bind(
         &self,
         skin: &gltf::Skin,
-        blob: &[u8],
         bone_count: usize,
     ) -> Result<Vec<Mat4>, RigError> {
         let ibm = skin
             .inverse_bind_matrices()
             .ok_or_else(|| self.err("the skin has no inverse bind matrices"))?;
-        let ibm = self.read_f32(&ibm, Dimensions::Mat4, blob, "inverse bind matrices")?;
+        let ibm = self
+            .src
+            .read_f32(&ibm, Dimensions::Mat4, "inverse bind matrices")?;
         if ibm.len() != bone_count * 16 {
             return Err(self.err("inverse bind matrix count differs from the joint count"));
         }
@@ -313,7 +372,6 @@ impl Loader {
         &self,
         anim: &gltf::Animation,
         looping: bool,
-        blob: &[u8],
         nodes: &NodeMap,
         rest: &[Frame],
     ) -> Result<Clip, RigError> {
@@ -332,12 +390,14 @@ impl Loader {
                 )));
             }
             let node = ch.target().node().index();
-            let times = self.read_f32(&sampler.input(), Dimensions::Scalar, blob, "key times")?;
+            let times = self
+                .src
+                .read_f32(&sampler.input(), Dimensions::Scalar, "key times")?;
             let out = sampler.output();
             let what = format!("clip '{name}' keys");
             match ch.target().property() {
                 Property::Translation => {
-                    let v = self.read_f32(&out, Dimensions::Vec3, blob, &what)?;
+                    let v = self.src.read_f32(&out, Dimensions::Vec3, &what)?;
                     let v: Vec<Vec3> = v.chunks_exact(3).map(Vec3::from_slice).collect();
                     let track = Track::new(times, v)
                         .map_err(|e| self.err(format!("clip '{name}': {e}")))?;
@@ -348,7 +408,7 @@ impl Loader {
                     }
                 }
                 Property::Rotation => {
-                    let v = self.read_f32(&out, Dimensions::Vec4, blob, &what)?;
+                    let v = self.src.read_f32(&out, Dimensions::Vec4, &what)?;
                     let v: Vec<Quat> = v
                         .chunks_exact(4)
                         .map(|q| Quat::from_slice(q).normalize())
@@ -398,12 +458,10 @@ impl Loader {
         Ok(ellipsoids)
     }
 
-    /// `animations[i].extras.looping` from the JSON chunk (the parser drops extras).
-    fn looping_flags(&self, bytes: &[u8]) -> Result<Vec<bool>, RigError> {
-        let glb = gltf::Glb::from_slice(bytes).map_err(|e| self.format_err(e.to_string()))?;
-        let json: serde_json::Value =
-            serde_json::from_slice(&glb.json).map_err(|e| self.format_err(e.to_string()))?;
-        let flags = json
+    /// `animations[i].extras.looping` from the JSON (the parser drops extras).
+    fn looping_flags(&self) -> Vec<bool> {
+        self.src
+            .json
             .get("animations")
             .and_then(|a| a.as_array())
             .map(|anims| {
@@ -416,16 +474,10 @@ impl Loader {
                     })
                     .collect()
             })
-            .unwrap_or_default();
-        Ok(flags)
+            .unwrap_or_default()
     }
 
-    fn read_mesh(
-        &self,
-        node: &gltf::Node,
-        blob: &[u8],
-        bone_count: usize,
-    ) -> Result<SkinnedMesh, RigError> {
+    fn read_mesh(&self, node: &gltf::Node, bone_count: usize) -> Result<SkinnedMesh, RigError> {
         let mesh = node
             .mesh()
             .ok_or_else(|| self.err("the skinned node has no mesh"))?;
@@ -436,168 +488,7 @@ impl Loader {
         if prim.mode() != gltf::mesh::Mode::Triangles {
             return Err(self.err("the mesh must be a triangle list"));
         }
-        use gltf::Semantic;
-        let get = |s: Semantic, what: &str| {
-            prim.get(&s)
-                .ok_or_else(|| self.err(format!("the mesh has no {what}")))
-        };
-        let pos = self.read_f32(
-            &get(Semantic::Positions, "POSITION")?,
-            Dimensions::Vec3,
-            blob,
-            "positions",
-        )?;
-        let nrm = self.read_f32(
-            &get(Semantic::Normals, "NORMAL")?,
-            Dimensions::Vec3,
-            blob,
-            "normals",
-        )?;
-        let wts = self.read_f32(
-            &get(Semantic::Weights(0), "WEIGHTS_0")?,
-            Dimensions::Vec4,
-            blob,
-            "weights",
-        )?;
-        let jts = self.read_uint(
-            &get(Semantic::Joints(0), "JOINTS_0")?,
-            Dimensions::Vec4,
-            blob,
-            "joints",
-        )?;
-        let idx = match prim.indices() {
-            Some(a) => self.read_uint(&a, Dimensions::Scalar, blob, "indices")?,
-            None => (0..(pos.len() / 3) as u32).collect(),
-        };
-        let n = pos.len() / 3;
-        if nrm.len() != n * 3 || wts.len() != n * 4 || jts.len() != n * 4 {
-            return Err(self.err("mesh attributes have different vertex counts"));
-        }
-        if idx.len() % 3 != 0 || idx.iter().any(|&i| i as usize >= n) {
-            return Err(self.err("mesh indices out of range or not whole triangles"));
-        }
-        if jts.iter().any(|&j| j as usize >= bone_count) {
-            return Err(self.err("a vertex refers to a joint the skin does not have"));
-        }
-        Ok(SkinnedMesh {
-            positions: pos.chunks_exact(3).map(Vec3::from_slice).collect(),
-            normals: nrm.chunks_exact(3).map(Vec3::from_slice).collect(),
-            indices: idx,
-            joints: jts
-                .chunks_exact(4)
-                .map(|j| [j[0] as u16, j[1] as u16, j[2] as u16, j[3] as u16])
-                .collect(),
-            weights: wts
-                .chunks_exact(4)
-                .map(|w| [w[0], w[1], w[2], w[3]])
-                .collect(),
-        })
-    }
-
-    /// Raw bytes of each element of an accessor, bounds-checked against the binary chunk.
-    fn elements<'b>(
-        &self,
-        acc: &gltf::Accessor,
-        dims: Dimensions,
-        blob: &'b [u8],
-        what: &str,
-    ) -> Result<(Vec<&'b [u8]>, DataType), RigError> {
-        if acc.dimensions() != dims {
-            return Err(self.err(format!(
-                "{what}: expected {dims:?} elements, found {:?}",
-                acc.dimensions()
-            )));
-        }
-        if acc.sparse().is_some() {
-            return Err(self.err(format!("{what}: sparse accessors are not supported")));
-        }
-        let view = acc
-            .view()
-            .ok_or_else(|| self.err(format!("{what}: accessor has no buffer view")))?;
-        if !matches!(view.buffer().source(), gltf::buffer::Source::Bin) {
-            return Err(self.err(format!("{what}: external buffers are not supported")));
-        }
-        let comp = acc.data_type().size();
-        let elem = comp * dims.multiplicity();
-        let stride = view.stride().unwrap_or(elem).max(elem);
-        let count = acc.count();
-        let start = view.offset().checked_add(acc.offset());
-        let view_end = view.offset().checked_add(view.length());
-        let need_end = start.and_then(|s| {
-            if count == 0 {
-                Some(s)
-            } else {
-                stride
-                    .checked_mul(count - 1)?
-                    .checked_add(elem)?
-                    .checked_add(s)
-            }
-        });
-        match (start, view_end, need_end) {
-            (Some(s), Some(ve), Some(ne)) if ne <= ve && ve <= blob.len() => {
-                let out = (0..count)
-                    .map(|i| &blob[s + i * stride..s + i * stride + elem])
-                    .collect();
-                Ok((out, acc.data_type()))
-            }
-            _ => Err(self.err(format!(
-                "{what}: data runs past the end of the binary chunk"
-            ))),
-        }
-    }
-
-    fn read_f32(
-        &self,
-        acc: &gltf::Accessor,
-        dims: Dimensions,
-        blob: &[u8],
-        what: &str,
-    ) -> Result<Vec<f32>, RigError> {
-        let (elems, ty) = self.elements(acc, dims, blob, what)?;
-        if ty != DataType::F32 {
-            return Err(self.err(format!("{what}: expected 32-bit floats, found {ty:?}")));
-        }
-        let mut out = Vec::with_capacity(elems.len() * dims.multiplicity());
-        for e in elems {
-            for c in e.chunks_exact(4) {
-                let v = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                if !v.is_finite() {
-                    return Err(self.err(format!("{what}: non-finite value")));
-                }
-                out.push(v);
-            }
-        }
-        Ok(out)
-    }
-
-    fn read_uint(
-        &self,
-        acc: &gltf::Accessor,
-        dims: Dimensions,
-        blob: &[u8],
-        what: &str,
-    ) -> Result<Vec<u32>, RigError> {
-        let (elems, ty) = self.elements(acc, dims, blob, what)?;
-        let mut out = Vec::with_capacity(elems.len() * dims.multiplicity());
-        for e in elems {
-            match ty {
-                DataType::U8 => out.extend(e.iter().map(|&b| b as u32)),
-                DataType::U16 => out.extend(
-                    e.chunks_exact(2)
-                        .map(|c| u16::from_le_bytes([c[0], c[1]]) as u32),
-                ),
-                DataType::U32 => out.extend(
-                    e.chunks_exact(4)
-                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                ),
-                _ => {
-                    return Err(
-                        self.err(format!("{what}: expected unsigned integers, found {ty:?}"))
-                    )
-                }
-            }
-        }
-        Ok(out)
+        super::import::read_primitive(self.src, &prim, bone_count)
     }
 }
 

@@ -12,7 +12,7 @@ use std::f32::consts::{PI, TAU};
 use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::{Character, PosedEllipsoid};
+use super::{Character, PosedEllipsoid, Role, Roles};
 use crate::sim::{Topology, TopologyError};
 
 /// The shape of the jacket's simulation grid and render mesh. Rows are ellipses fitted around
@@ -42,6 +42,10 @@ pub struct JacketLayout {
     /// Fabric thickness in the render mesh (shows at the hem and front edges), metres.
     /// Default 0.008.
     pub thickness: f32,
+    /// Size of the body relative to the built-in character (its shoulder height over the
+    /// built-in's): scales the collar, hood, sleeves, armholes and the smallest rings, which
+    /// are drawn to the built-in body's measure. Default 1.
+    pub body_scale: f32,
 }
 
 impl Default for JacketLayout {
@@ -57,6 +61,43 @@ impl Default for JacketLayout {
             render_cols_per_sim: 4,
             render_rows_per_sim: 4,
             thickness: 0.008,
+            body_scale: 1.0,
+        }
+    }
+}
+
+/// The built-in character's landmarks at rest ([`landmarks`]), which the default layout is
+/// drawn to: the mean height of its shoulder joints and the height halfway from its hip joints
+/// to its knees, metres.
+const BUILTIN_LANDMARKS: (f32, f32) = (1.445, 0.735);
+
+/// A character's shoulder height and mid-thigh height at rest (means of left and right).
+pub fn landmarks(character: &Character) -> (f32, f32) {
+    let sk = &character.skeleton;
+    let mut model = Vec::new();
+    sk.rest_pose().compute_model(sk, &mut model);
+    let roles = &character.roles;
+    let y =
+        |l: Role, r: Role| (model[roles.bone(l)].w_axis.y + model[roles.bone(r)].w_axis.y) * 0.5;
+    let hip = y(Role::ThighL, Role::ThighR);
+    let knee = y(Role::ShinL, Role::ShinR);
+    (y(Role::UpperarmL, Role::UpperarmR), (hip + knee) * 0.5)
+}
+
+impl JacketLayout {
+    /// The default layout fitted to a character: the top row scaled with the shoulder
+    /// height, the hem with the mid-thigh height, the drawn details with the shoulder height
+    /// ([`JacketLayout::body_scale`]), each against the built-in character's (on which this
+    /// is exactly the default).
+    pub fn fitted(character: &Character) -> Self {
+        let (shoulder, thigh) = landmarks(character);
+        let d = Self::default();
+        let k = shoulder / BUILTIN_LANDMARKS.0;
+        Self {
+            top_height: d.top_height * k,
+            hem_height: d.hem_height * (thigh / BUILTIN_LANDMARKS.1),
+            body_scale: k,
+            ..d
         }
     }
 }
@@ -64,8 +105,6 @@ impl Default for JacketLayout {
 /// Errors building a jacket for a character.
 #[derive(Debug, thiserror::Error)]
 pub enum JacketError {
-    #[error("the character has no bone named `{0}`, which the jacket rig needs")]
-    MissingBone(&'static str),
     #[error("jacket layout: {0}")]
     Layout(String),
     #[error("jacket grid: {0}")]
@@ -85,6 +124,34 @@ struct Bones {
     forearm: [usize; 2],
     forearm_twist: [usize; 2],
     hand: [usize; 2],
+}
+
+impl Bones {
+    /// The bones of the roles; a missing twist bone is its arm bone (the sleeve then twists
+    /// with the bone itself).
+    fn of(roles: &Roles) -> Self {
+        let pair = |l: Role, r: Role| [roles.bone(l), roles.bone(r)];
+        let or = |l: Role, r: Role, fallback: [usize; 2]| {
+            [
+                roles.get(l).unwrap_or(fallback[0]),
+                roles.get(r).unwrap_or(fallback[1]),
+            ]
+        };
+        let upperarm = pair(Role::UpperarmL, Role::UpperarmR);
+        let forearm = pair(Role::ForearmL, Role::ForearmR);
+        Bones {
+            pelvis: roles.bone(Role::Pelvis),
+            spine: roles.bone(Role::Spine),
+            chest: roles.bone(Role::Chest),
+            neck: roles.bone(Role::Neck),
+            head: roles.bone(Role::Head),
+            upperarm,
+            upperarm_twist: or(Role::UpperarmTwistL, Role::UpperarmTwistR, upperarm),
+            forearm,
+            forearm_twist: or(Role::ForearmTwistL, Role::ForearmTwistR, forearm),
+            hand: pair(Role::HandL, Role::HandR),
+        }
+    }
 }
 
 /// Left (+X) and right (-X).
@@ -210,19 +277,7 @@ impl JacketRig {
             ));
         }
         let sk = &character.skeleton;
-        let find = |name: &'static str| sk.find(name).ok_or(JacketError::MissingBone(name));
-        let bones = Bones {
-            pelvis: find("pelvis")?,
-            spine: find("spine")?,
-            chest: find("chest")?,
-            neck: find("neck")?,
-            head: find("head")?,
-            upperarm: [find("upperarm_l")?, find("upperarm_r")?],
-            upperarm_twist: [find("upperarm_twist_l")?, find("upperarm_twist_r")?],
-            forearm: [find("forearm_l")?, find("forearm_r")?],
-            forearm_twist: [find("forearm_twist_l")?, find("forearm_twist_r")?],
-            hand: [find("hand_l")?, find("hand_r")?],
-        };
+        let bones = Bones::of(&character.roles);
         let mut model = Vec::new();
         sk.rest_pose().compute_model(sk, &mut model);
         let posed: Vec<PosedEllipsoid> = character
@@ -266,8 +321,9 @@ impl JacketRig {
         }
         // The hood: a bone behind the neck looking at a pendulum end behind and below it.
         let neck = pos(bones.neck);
-        let hood_origin = neck + Vec3::new(0.0, 0.02, -0.09);
-        let hood_pendulum_rest = hood_origin + Vec3::new(0.0, -0.12, -0.2);
+        let k = layout.body_scale;
+        let hood_origin = neck + Vec3::new(0.0, 0.02, -0.09) * k;
+        let hood_pendulum_rest = hood_origin + Vec3::new(0.0, -0.12, -0.2) * k;
         let hood_rest = look_at_matrix(hood_origin, hood_pendulum_rest);
         rest_drivers.push(hood_rest);
         let rest_drivers_inv: Vec<Mat4> = rest_drivers.iter().map(|m| m.inverse()).collect();
@@ -615,7 +671,8 @@ fn fit_rings(layout: &JacketLayout, posed: &[PosedEllipsoid]) -> Vec<Ring> {
         .map(|r| {
             let t = r as f32 / (rows - 1) as f32;
             let y = layout.top_height + (layout.hem_height - layout.top_height) * t;
-            let (mut max_x, mut front, mut back) = (0.12f32, 0.08f32, 0.08f32);
+            let k = layout.body_scale;
+            let (mut max_x, mut front, mut back) = (0.12f32 * k, 0.08f32 * k, 0.08f32 * k);
             // Sample each ellipsoid's surface; keep points within a band around this height.
             for e in posed {
                 for i in 0..48 {
@@ -628,7 +685,7 @@ fn fit_rings(layout: &JacketLayout, posed: &[PosedEllipsoid]) -> Vec<Ring> {
                             theta.sin() * phi.sin(),
                         );
                         let p = e.from_unit_sphere(unit);
-                        if (p.y - y).abs() < 0.03 {
+                        if (p.y - y).abs() < 0.03 * k {
                             max_x = max_x.max(p.x.abs());
                             front = front.max(p.z);
                             back = back.max(-p.z);
@@ -863,6 +920,7 @@ fn add_yoke(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) -> u32 {
     let (nu, _) = layout.render_grid();
     let half = layout.thickness * 0.5;
     let top = rings[0];
+    let k = layout.body_scale;
     let yoke_rows = 8;
     let yoke_start = m.positions.len() as u32;
     for j in 0..=yoke_rows {
@@ -875,13 +933,13 @@ fn add_yoke(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) -> u32 {
                 surface_point(layout, rings, u, 0.0) + surface_normal(layout, rings, u, 0.0) * half;
             // The collar line: narrow at the neck front and back, out to the shoulder at the sides.
             let high = Vec3::new(
-                s * (0.075 + 0.16 * s.abs().powi(3)),
-                1.52 - 0.05 * s.abs(),
-                top.cz * 0.3 + a.cos() * 0.085,
+                s * (0.075 + 0.16 * s.abs().powi(3)) * k,
+                (1.52 - 0.05 * s.abs()) * k,
+                top.cz * 0.3 + a.cos() * 0.085 * k,
             );
             // Bulge outward over the shoulder, then in to the collar.
             let p = low.lerp(high, t)
-                + Vec3::new(s, 0.25, 0.0).normalize() * (0.03 * (PI * t).sin() * s.abs());
+                + Vec3::new(s, 0.25, 0.0).normalize() * (0.03 * (PI * t).sin() * s.abs() * k);
             m.positions.push(p);
             m.normals
                 .push(Vec3::new(s, 0.6 * t + 0.1, a.cos()).normalize());
@@ -927,13 +985,16 @@ fn add_collar(rig: &JacketRig, yoke_top: u32, m: &mut RenderMesh) {
     let layout = &rig.layout;
     let (nu, _) = layout.render_grid();
     let b = rig.bones;
+    let scale = layout.body_scale;
     let collar_start = m.positions.len() as u32;
     for k in 0..2 {
         for i in 0..nu {
             let p0 = m.positions[(yoke_top + i as u32) as usize];
             let n0 = m.normals[(yoke_top + i as u32) as usize];
-            m.positions
-                .push(p0 + Vec3::new(0.0, 0.04 * (k + 1) as f32, 0.0) + n0 * 0.01 * k as f32);
+            m.positions.push(
+                p0 + Vec3::new(0.0, 0.04 * (k + 1) as f32, 0.0) * scale
+                    + n0 * 0.01 * k as f32 * scale,
+            );
             m.normals.push(n0);
             m.uvs
                 .push([layout.render_u(i) * 0.25, -0.6 - 0.1 * k as f32]);
@@ -1034,16 +1095,17 @@ impl Arm {
 /// A sleeve: a tube from the shoulder to the wrist, skinned along the arm chain.
 fn add_sleeve(rig: &JacketRig, arm: &Arm, m: &mut RenderMesh) {
     let (start, end, axis) = (arm.start, arm.end, arm.axis);
+    let k = rig.layout.body_scale;
     let (rings_n, around) = (24, SLEEVE_AROUND);
     let first = m.positions.len() as u32;
     for j in 0..=rings_n {
         let t = j as f32 / rings_n as f32;
         // The sleeve starts inside the shoulder (under the yoke's edge) and flares there,
         // so no skin shows between the yoke and the sleeve.
-        let centre = start.lerp(end, t * 0.93) - axis * (0.06 * (1.0 - t).powi(4));
+        let centre = start.lerp(end, t * 0.93) - axis * (0.06 * (1.0 - t).powi(4) * k);
         // A little extra room around the elbow, so a bent arm does not poke through.
         let elbow = (-((t * 0.93 - 0.5) / 0.08).powi(2)).exp();
-        let radius = 0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow;
+        let radius = (0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow) * k;
         let binding = arm.binding(rig, t * 0.93, (1.0 - t * 8.0).max(0.0));
         for i in 0..around {
             let phi = TAU * i as f32 / around as f32;
@@ -1074,12 +1136,13 @@ fn add_armhole(rig: &JacketRig, arm: &Arm, top: Ring, m: &mut RenderMesh) {
     let sign = if s == 0 { 1.0 } else { -1.0 };
     // The inner loop lies on the jacket's shell around the arm's root (front and back
     // on the yoke, below on the top row), so the band stays outside the body.
-    let inner_centre = Vec3::new(start.x * 0.65, start.y - 0.05, top.cz);
-    let (inner_up, inner_depth) = (0.075, top.rz * 0.95);
-    let outer_along = 0.07;
-    let outer_t = ((outer_along + 0.06) / (0.93 * start.distance(end))).min(1.0);
+    let k = rig.layout.body_scale;
+    let inner_centre = Vec3::new(start.x * 0.65, start.y - 0.05 * k, top.cz);
+    let (inner_up, inner_depth) = (0.075 * k, top.rz * 0.95);
+    let outer_along = 0.07 * k;
+    let outer_t = ((outer_along + 0.06 * k) / (0.93 * start.distance(end))).min(1.0);
     let outer_centre = start + axis * outer_along;
-    let outer_radius = 0.072 - 0.022 * outer_t - 0.006;
+    let outer_radius = (0.072 - 0.022 * outer_t - 0.006) * k;
     let outer_binding = arm.binding(rig, outer_t * 0.93, 0.0);
     let band_rings = 6;
     let band_first = m.positions.len() as u32;
@@ -1092,7 +1155,7 @@ fn add_armhole(rig: &JacketRig, arm: &Arm, top: Ring, m: &mut RenderMesh) {
             let inner = inner_centre + Vec3::new(0.0, flat.y * inner_up, flat.z * inner_depth);
             let outer = outer_centre + n * outer_radius;
             // Bulge a little outward mid-way, like a sleeve cap.
-            let p = inner.lerp(outer, f) + n * (0.012 * (PI * f).sin());
+            let p = inner.lerp(outer, f) + n * (0.012 * (PI * f).sin() * k);
             let normal = (Vec3::new(sign * 0.3, flat.y, flat.z).lerp(n, f)).normalize_or(n);
             // Over the shoulder the pad, under the arm the side bone, front and back the
             // chest.
@@ -1131,12 +1194,13 @@ fn build_hood(rig: &JacketRig, m: &mut RenderMesh, hood_driver: u16) {
     let head = rig.rest_drivers[rig.bones.head].w_axis.truncate();
     // The opening's centre behind the neck, under the head; the bowl hangs from it down the
     // back.
-    let centre = Vec3::new(head.x, neck.y - 0.02, neck.z - 0.165);
+    let k = rig.layout.body_scale;
+    let centre = Vec3::new(head.x, neck.y - 0.02 * k, neck.z - 0.165 * k);
     let down = Vec3::new(0.0, -1.0, -0.28).normalize();
     let across = Vec3::X;
     let out = across.cross(down).normalize();
-    let (width, depth, length) = (0.125, 0.05, 0.2);
-    let thickness = 0.012;
+    let (width, depth, length) = (0.125 * k, 0.05 * k, 0.2 * k);
+    let thickness = 0.012 * k;
     let (nt, np) = (14usize, 32usize);
     let binding: Binding = [(hood_driver, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)];
     // The pendulum hangs straight down once the clip runs (it starts tilted back, its rest
@@ -1157,7 +1221,7 @@ fn build_hood(rig: &JacketRig, m: &mut RenderMesh, hood_driver: u16) {
             + across * (width * cp * ct)
             + out * (depth * sp * ct)
             + down * (length * st)
-            + Vec3::new(0.0, 0.02 * sp.max(0.0), 0.07) * wrap;
+            + Vec3::new(0.0, 0.02 * sp.max(0.0), 0.07) * (wrap * k);
         let n = across * (cp * ct / width) + out * (sp * ct / depth) + down * (st / length);
         (p, n.normalize())
     };
@@ -1203,7 +1267,7 @@ fn build_hood(rig: &JacketRig, m: &mut RenderMesh, hood_driver: u16) {
         let phi = TAU * i as f32 / np as f32;
         let (p, n) = surface(0.0, phi);
         m.positions
-            .push(to_rest.transform_point3(p - n * (thickness * 0.5) - down * 0.012));
+            .push(to_rest.transform_point3(p - n * (thickness * 0.5) - down * (0.012 * k)));
         m.normals.push(to_rest.transform_vector3(-down));
         m.uvs.push([i as f32 / np as f32 * 3.0, -0.05]);
         m.binding.push(binding);
@@ -1218,6 +1282,13 @@ fn build_hood(rig: &JacketRig, m: &mut RenderMesh, hood_driver: u16) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fitted_layout_on_the_builtin_character_is_the_default() {
+        let c = Character::builtin();
+        assert_eq!(landmarks(&c), BUILTIN_LANDMARKS);
+        assert_eq!(JacketLayout::fitted(&c), JacketLayout::default());
+    }
 
     #[test]
     fn bone_from_axes_is_orthonormal_with_x_along_the_first_direction() {

@@ -2,12 +2,15 @@
 //! CPU skinning, the collision ellipsoids, the jacket rig, the scene that plays a clip with the
 //! cloth on, and what is measured there.
 //!
-//! A character is data: a glTF 2.0 binary file holding the skeleton, the skinned body mesh,
-//! the animation clips (with root motion on the root node) and the collision ellipsoids (nodes
-//! named `ellipsoid_*` parented to bones; their translation, rotation and scale are the
-//! ellipsoid's centre, orientation and three radii in the bone's space). [`Character`] loads
-//! it. The built-in mannequin (`assets/character.glb`) is one such file; its generator is a
-//! build tool in `tools/make-assets/`, not part of this module.
+//! A character is data: a glTF 2.0 file holding the skeleton, the skinned body mesh and the
+//! animation clips. [`Character`] loads it. Our own files (the built-in mannequin,
+//! `assets/character.glb`, written by the build tool in `tools/make-assets/`) carry root motion
+//! on the root node and collision ellipsoids as nodes named `ellipsoid_*` parented to bones
+//! (translation, rotation and scale: the centre, orientation and three radii in the bone's
+//! space). Any other humanoid goes through [`import`]: whatever its space, units and bone
+//! names, it comes out in the same form, with [`Roles`] naming its bones (by name, VRM or the
+//! bone map of its [`CharacterSettings`]), ellipsoids fitted to its skin, root motion from its
+//! pelvis and the built-in clips retargeted onto it.
 //!
 //! Spaces:
 //! - *world*: metres, right-handed, +Y up.
@@ -37,15 +40,25 @@ mod character;
 mod clip;
 pub mod drift;
 mod ellipsoid;
+mod fit;
+pub mod import;
 pub mod jacket;
 mod mesh;
 pub mod metrics;
+mod retarget;
+mod roles;
 mod scene;
+pub mod settings;
 mod skeleton;
+mod source;
 
-pub use character::{Character, RigError};
+pub use character::{Character, RigError, NATIVE_GENERATOR};
 pub use clip::{Clip, Track};
 pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
+pub use fit::MAX_ELONGATION;
 pub use mesh::{skin, SkinnedMesh};
+pub use roles::{Role, Roles};
 pub use scene::{FrameStats, MeshView, Scene, SceneError};
+pub use settings::CharacterSettings;
 pub use skeleton::{Bone, Pose, Skeleton};
+pub use source::MAX_FILE_BYTES;

@@ -8,7 +8,7 @@ use std::time::Instant;
 use glam::{Mat4, Vec3};
 
 use super::jacket::{bone_from_axes, JacketError, JacketFrame, JacketLayout, JacketRig};
-use super::{skin, Character, Pose};
+use super::{skin, Character, Pose, Role};
 use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
 use crate::sim::{
@@ -126,13 +126,15 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// The built-in jacket layout on `character`, tuned by `preset`, playing `clip`.
+    /// The jacket layout fitted to `character` ([`JacketLayout::fitted`]), tuned by
+    /// `preset`, playing `clip`.
     pub fn new(
         character: Arc<Character>,
         preset: &Preset,
         clip: &str,
     ) -> Result<Scene, SceneError> {
-        Self::with_layout(character, preset, clip, JacketLayout::default())
+        let layout = JacketLayout::fitted(&character);
+        Self::with_layout(character, preset, clip, layout)
     }
 
     /// As [`Scene::new`] with a given jacket layout.
@@ -147,8 +149,8 @@ impl Scene {
         let rig = JacketRig::new(&character, &layout, hooded)?;
         let cloth = Cloth::new(rig.topology.clone(), &preset.params);
         let n = rig.topology.len();
-        let neck = character.skeleton.find("neck").unwrap_or(0);
-        let pelvis = character.skeleton.find("pelvis").unwrap_or(0);
+        let neck = character.roles.bone(Role::Neck);
+        let pelvis = character.roles.bone(Role::Pelvis);
         let mut model = Vec::new();
         character
             .skeleton
@@ -310,7 +312,7 @@ impl Scene {
         self.finish_frame();
     }
 
-    /// Skin the body every step (on by default; `simulate` turns it off).
+    /// Skin the body every step (on by default; tests that only look at the cloth turn it off).
     pub fn set_skin_body(&mut self, on: bool) {
         self.skin_body = on;
     }

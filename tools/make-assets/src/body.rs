@@ -488,12 +488,17 @@ const CELL: f32 = 0.016;
 
 /// Builds the body surface (surface nets on the distance field), normals and skin weights.
 pub fn body_mesh(bones: &[BoneDef]) -> BodyMesh {
+    body_mesh_at(bones, CELL)
+}
+
+/// [`body_mesh`] on a grid of `cell` metres (a finer grid gives more vertices).
+pub fn body_mesh_at(bones: &[BoneDef], cell: f32) -> BodyMesh {
     let body = Body::new(bones);
     let lo = Vec3::new(-0.72, -0.03, -0.20);
     let hi = Vec3::new(0.72, 1.84, 0.25);
-    let n = ((hi - lo) / CELL).ceil();
+    let n = ((hi - lo) / cell).ceil();
     let (nx, ny, nz) = (n.x as usize + 1, n.y as usize + 1, n.z as usize + 1);
-    let at = |i: usize, j: usize, k: usize| lo + Vec3::new(i as f32, j as f32, k as f32) * CELL;
+    let at = |i: usize, j: usize, k: usize| lo + Vec3::new(i as f32, j as f32, k as f32) * cell;
     let idx = |i: usize, j: usize, k: usize| (k * ny + j) * nx + i;
     let mut field = vec![0.0f32; nx * ny * nz];
     for k in 0..nz {

@@ -11,6 +11,7 @@ pub mod body;
 pub mod dmath;
 pub mod frame;
 pub mod motion;
+pub mod test_rig;
 
 use glam::{Mat4, Vec3};
 use serde_json::{json, Value};
@@ -31,16 +32,43 @@ pub fn character_glb() -> Vec<u8> {
     let mesh = body::body_mesh(&bones);
     let ellipsoids = body::ellipsoids(&bones);
     let clips = motion::clips(&bones);
+    let (doc, bin) = document(&bones, &mesh, &ellipsoids, &clips, GENERATOR, None);
+    glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
+}
 
+/// `asset.generator` of the built-in character: the tuner reads files that say it as they
+/// are (root motion on the root bone, `ellipsoid_*` nodes).
+pub const GENERATOR: &str = "cloth-tuner make-assets";
+
+/// The glTF document and its binary buffer. `armature`: a node (rotation, scale) above the
+/// root bone.
+fn document(
+    bones: &[BoneDef],
+    mesh: &BodyMesh,
+    ellipsoids: &[EllipsoidDef],
+    clips: &[BakedClip],
+    generator: &str,
+    armature: Option<(glam::Quat, Vec3)>,
+) -> (Value, Vec<u8>) {
     // Bone nodes first, then the body, then the ellipsoids: node i is bone i, so joint
     // indices and animation targets are bone indices.
-    let mut nodes = bone_nodes(&bones);
+    let mut nodes = bone_nodes(bones);
     let body_node = nodes.len();
     nodes.push(json!({ "name": "body", "mesh": 0, "skin": 0 }));
-    add_ellipsoid_nodes(&mut nodes, &bones, &ellipsoids);
+    add_ellipsoid_nodes(&mut nodes, bones, ellipsoids);
+    let mut top = body::b::ROOT;
+    if let Some((r, s)) = armature {
+        top = nodes.len();
+        nodes.push(json!({
+            "name": "Armature",
+            "rotation": [r.x, r.y, r.z, r.w],
+            "scale": vec3(s),
+            "children": [body::b::ROOT],
+        }));
+    }
 
     let mut bin = Bin::default();
-    let primitive = mesh_primitive(&mut bin, &mesh);
+    let primitive = mesh_primitive(&mut bin, mesh);
     // The bind pose is the rest pose, every bone unrotated: each inverse bind matrix undoes
     // its bone's position.
     let ibm: Vec<f32> = bones
@@ -54,13 +82,13 @@ pub fn character_glb() -> Vec<u8> {
     let doc = json!({
         "asset": {
             "version": "2.0",
-            "generator": "cloth-tuner make-assets",
+            "generator": generator,
             "extras": {
                 "units": "metres, +Y up, facing +Z; character space = the root bone's frame",
             },
         },
         "scene": 0,
-        "scenes": [{ "name": "character", "nodes": [body::b::ROOT, body_node] }],
+        "scenes": [{ "name": "character", "nodes": [top, body_node] }],
         "nodes": nodes,
         "skins": [{ "name": "skeleton", "joints": joints, "skeleton": body::b::ROOT, "inverseBindMatrices": a_ibm }],
         "meshes": [{ "name": "body", "primitives": [primitive] }],
@@ -73,8 +101,7 @@ pub fn character_glb() -> Vec<u8> {
         "bufferViews": bin.views,
         "accessors": bin.accessors,
     });
-    let json_bytes = serde_json::to_vec(&doc).unwrap_or_default();
-    glb(json_bytes, bin.data)
+    (doc, bin.data)
 }
 
 /// One node per bone, its rest transform a translation from the parent (every bone's rest
@@ -285,7 +312,7 @@ fn components(ty: &str) -> usize {
 }
 
 /// Wraps a JSON document and a binary chunk into a GLB container.
-fn glb(mut json: Vec<u8>, mut bin: Vec<u8>) -> Vec<u8> {
+pub(crate) fn glb(mut json: Vec<u8>, mut bin: Vec<u8>) -> Vec<u8> {
     while json.len() % 4 != 0 {
         json.push(b' ');
     }

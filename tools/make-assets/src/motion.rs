@@ -333,6 +333,16 @@ pub fn clips(bones: &[BoneDef]) -> Vec<BakedClip> {
     defs().into_iter().map(|d| bake(&rig, d)).collect()
 }
 
+/// Bakes the clips with these names (in file order); unknown names are skipped.
+pub fn clips_named(bones: &[BoneDef], names: &[&str]) -> Vec<BakedClip> {
+    let rig = Rig::new(bones);
+    defs()
+        .into_iter()
+        .filter(|d| names.contains(&d.name))
+        .map(|d| bake(&rig, d))
+        .collect()
+}
+
 fn bake(rig: &Rig, def: ClipDef) -> BakedClip {
     let n = (def.duration * KEY_RATE).round().max(1.0) as usize;
     let mut out = BakedClip {

@@ -1,0 +1,232 @@
+//! Collision ellipsoids fitted to a character's skin, for files that bring none.
+//!
+//! Each vertex belongs to the role of its heaviest bone (a bone with no role belongs to the
+//! nearest role above it: a clavicle to the chest, a twist bone to its arm; a foot to none). Per role, the vertices
+//! give a box: the torso's (pelvis, spine, chest) along the character's axes, a limb's (thigh,
+//! shin, upper arm) along the bone from its joint to the next one, only the part between the
+//! two joints. The ellipsoid starts at that box's half extents and shrinks along the axis that
+//! holds the deepest skin vertex inside it until no vertex of the body is inside: the
+//! ellipsoid stays inside the skin, so cloth pushed out of it never floats off the body. A limb
+//! whose ellipsoid would be longer than [`MAX_ELONGATION`] times its width gets two, one per
+//! half (a long ellipsoid skews the push-out direction), as the article splits the legs.
+//! The settings' per-role scale multiplies the radii last.
+
+use glam::{Quat, Vec3};
+
+use super::ellipsoid::Ellipsoid;
+use super::mesh::SkinnedMesh;
+use super::roles::{Role, Roles};
+use super::settings::CharacterSettings;
+use super::Skeleton;
+use crate::sim::Frame;
+
+/// Largest ratio of a limb ellipsoid's half length to its width before it is split in two.
+pub const MAX_ELONGATION: f32 = 2.3;
+
+/// Rounds of shrinking toward the deepest vertex before the final uniform shrink.
+const SHRINK_ROUNDS: usize = 60;
+
+/// Share of the largest radii that touch the skin that is kept (a vertex exactly on the
+/// surface must not count as inside after rounding).
+const FIT_MARGIN: f32 = 0.995;
+
+/// The roles that get ellipsoids, with the names the scene knows them by (the jacket collides
+/// with the torso's and the legs' and leaves the upper arms' out, as on the built-in body).
+const FITTED: [(Role, &str); 9] = [
+    (Role::Pelvis, "hips"),
+    (Role::Spine, "belly"),
+    (Role::Chest, "chest"),
+    (Role::ThighL, "thigh_l"),
+    (Role::ThighR, "thigh_r"),
+    (Role::ShinL, "calf_l"),
+    (Role::ShinR, "calf_r"),
+    (Role::UpperarmL, "upperarm_l"),
+    (Role::UpperarmR, "upperarm_r"),
+];
+
+/// The next joint down a limb: where the limb's part ends.
+fn limb_end(role: Role) -> Option<Role> {
+    Some(match role {
+        Role::ThighL => Role::ShinL,
+        Role::ThighR => Role::ShinR,
+        Role::UpperarmL => Role::ForearmL,
+        Role::UpperarmR => Role::ForearmR,
+        Role::ShinL | Role::ShinR => return None,
+        _ => return None,
+    })
+}
+
+fn is_limb(role: Role) -> bool {
+    !matches!(role, Role::Pelvis | Role::Spine | Role::Chest)
+}
+
+/// Fits the ellipsoids of every role in [`FITTED`] (a role with too few vertices gets none).
+pub(crate) fn fit_ellipsoids(
+    skeleton: &Skeleton,
+    mesh: &SkinnedMesh,
+    roles: &Roles,
+    settings: &CharacterSettings,
+) -> Vec<Ellipsoid> {
+    let mut model = Vec::new();
+    skeleton
+        .rest_pose()
+        .compute_model_frames(skeleton, &mut model);
+    let owner = vertex_roles(skeleton, mesh, roles);
+    let mut out = Vec::new();
+    for (role, name) in FITTED {
+        let bone = match roles.get(role) {
+            Some(b) => b,
+            None => continue,
+        };
+        let points: Vec<Vec3> = mesh
+            .positions
+            .iter()
+            .zip(&owner)
+            .filter(|(_, o)| **o == Some(role))
+            .map(|(p, _)| *p)
+            .collect();
+        let pieces = if is_limb(role) {
+            limb_pieces(role, bone, skeleton, &model, roles, &points)
+        } else {
+            vec![(Quat::IDENTITY, points)]
+        };
+        let split = pieces.len() > 1;
+        for (k, (axes, pts)) in pieces.into_iter().enumerate() {
+            let Some((centre, radii)) = fit_piece(axes, &pts, &mesh.positions) else {
+                continue;
+            };
+            let suffix = match (split, k) {
+                (false, _) => "",
+                (true, 0) => "_upper",
+                (true, _) => "_lower",
+            };
+            let frame = model[bone];
+            out.push(Ellipsoid {
+                name: format!("{name}{suffix}"),
+                bone,
+                centre: frame.inverse().transform_point(centre),
+                rotation: (frame.rotation.inverse() * axes).normalize(),
+                radii: radii * settings.scale(role),
+            });
+        }
+    }
+    out
+}
+
+/// The role each vertex belongs to: its heaviest bone's role, or the nearest role above it.
+fn vertex_roles(skeleton: &Skeleton, mesh: &SkinnedMesh, roles: &Roles) -> Vec<Option<Role>> {
+    let mut bone_role: Vec<Option<Role>> = vec![None; skeleton.len()];
+    for (role, b) in roles.iter() {
+        if !matches!(
+            role,
+            Role::UpperarmTwistL | Role::UpperarmTwistR | Role::ForearmTwistL | Role::ForearmTwistR
+        ) {
+            bone_role[b] = Some(role);
+        }
+    }
+    // Parents come first, so one pass hands every bone its nearest role above; a shin does
+    // not hand its role to the foot (the foot would widen the shin's ellipsoid to the toes).
+    let ends_limb = |r: Role| matches!(r, Role::ShinL | Role::ShinR);
+    for b in 0..skeleton.len() {
+        if bone_role[b].is_none() {
+            bone_role[b] = skeleton
+                .parent(b)
+                .and_then(|p| bone_role[p])
+                .filter(|&r| !ends_limb(r));
+        }
+    }
+    mesh.weights
+        .iter()
+        .zip(&mesh.joints)
+        .map(|(w, j)| {
+            let k = (0..4).max_by(|&a, &b| w[a].total_cmp(&w[b])).unwrap_or(0);
+            bone_role.get(j[k] as usize).copied().flatten()
+        })
+        .collect()
+}
+
+/// A limb's points between its joint and the next, along the bone: one piece, or two halves
+/// when one would be too elongated. Each piece comes with its axes (y along the bone).
+fn limb_pieces(
+    role: Role,
+    bone: usize,
+    skeleton: &Skeleton,
+    model: &[Frame],
+    roles: &Roles,
+    points: &[Vec3],
+) -> Vec<(Quat, Vec<Vec3>)> {
+    let start = model[bone].translation;
+    // The limb ends at the next role's joint, or at the farthest child joint (the ankle).
+    let end = limb_end(role)
+        .and_then(|r| roles.get(r))
+        .map(|b| model[b].translation)
+        .or_else(|| {
+            (0..skeleton.len())
+                .filter(|&c| skeleton.parent(c) == Some(bone))
+                .map(|c| model[c].translation)
+                .max_by(|a, b| a.distance(start).total_cmp(&b.distance(start)))
+        });
+    let Some(end) = end.filter(|e| e.distance(start) > 1e-4) else {
+        return Vec::new();
+    };
+    let len = end.distance(start);
+    let dir = (end - start) / len;
+    let axes = Quat::from_rotation_arc(Vec3::Y, dir);
+    let along = |p: &Vec3| (*p - start).dot(dir) / len;
+    let inside: Vec<Vec3> = points
+        .iter()
+        .copied()
+        .filter(|p| (0.0..=1.0).contains(&along(p)))
+        .collect();
+    let width = inside
+        .iter()
+        .map(|p| ((*p - start) - dir * (*p - start).dot(dir)).length())
+        .fold(0.0f32, f32::max);
+    if width <= 0.0 || len * 0.5 / width <= MAX_ELONGATION {
+        return vec![(axes, inside)];
+    }
+    let (upper, lower): (Vec<Vec3>, Vec<Vec3>) = inside.iter().partition(|p| along(p) < 0.5);
+    vec![(axes, upper), (axes, lower)]
+}
+
+/// The ellipsoid of a set of points with principal axes `axes`, shrunk until no vertex of
+/// `body` is inside: its centre and radii (character space), or `None` for too few points.
+fn fit_piece(axes: Quat, points: &[Vec3], body: &[Vec3]) -> Option<(Vec3, Vec3)> {
+    if points.len() < 8 {
+        return None;
+    }
+    let to_local = axes.inverse();
+    let (lo, hi) = points.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(lo, hi), p| {
+            let q = to_local * *p;
+            (lo.min(q), hi.max(q))
+        },
+    );
+    let centre_local = (lo + hi) * 0.5;
+    let mut radii = ((hi - lo) * 0.5).max(Vec3::splat(0.01));
+    let local: Vec<Vec3> = body.iter().map(|p| to_local * *p - centre_local).collect();
+    let deepest = |radii: Vec3| {
+        local
+            .iter()
+            .map(|q| *q / radii)
+            .min_by(|a, b| a.length_squared().total_cmp(&b.length_squared()))
+    };
+    for _ in 0..SHRINK_ROUNDS {
+        let Some(u) = deepest(radii) else { break };
+        let d = u.length();
+        if d >= 1.0 {
+            break;
+        }
+        // Shrink each axis by its share of the way out to that vertex.
+        let share = (u * u) / d.max(1e-6).powi(2);
+        radii *= Vec3::ONE - share * (1.0 - d);
+        radii = radii.max(Vec3::splat(0.005));
+    }
+    // Whatever the rounds left inside goes by a last uniform shrink, with a margin for the
+    // rounding of the ellipsoid's trip into bone space and back.
+    if let Some(u) = deepest(radii) {
+        radii *= u.length().min(1.0) * FIT_MARGIN;
+    }
+    (radii.min_element() > 0.0 && radii.is_finite()).then(|| (axes * centre_local, radii))
+}

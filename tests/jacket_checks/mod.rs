@@ -1,0 +1,68 @@
+//! The jacket's guarantees on a character, checked step by step: what `tests/rig_jacket.rs`
+//! asserts on the built-in character and `tests/rig_import.rs` on imported ones.
+
+use cloth_tuner::preset::Preset;
+use cloth_tuner::rig::Scene;
+use cloth_tuner::sim::ConstraintKind;
+
+/// Steps `scene` `steps` times and checks after every step: every particle finite and within
+/// its max distance, nothing deeper than 1 cm in a body ellipsoid, every vertical link at its
+/// rest length (the hard constraints); at the end no resets and nothing moved after the hard
+/// pass. `what` names the run in messages.
+pub fn assert_jacket_holds(scene: &mut Scene, steps: usize, what: &str) {
+    scene.set_skin_body(false);
+    let vertical: Vec<(usize, usize, f32)> = scene
+        .cloth()
+        .topology()
+        .links
+        .iter()
+        .filter(|l| l.kind == ConstraintKind::StretchVertical)
+        .map(|l| (l.a as usize, l.b as usize, l.rest))
+        .collect();
+    assert!(vertical.len() > 100, "{what}");
+    for step in 0..steps {
+        scene.step();
+        let cloth = scene.cloth();
+        for (i, (p, r)) in cloth.positions().iter().zip(scene.references()).enumerate() {
+            assert!(p.is_finite(), "{what} step {step}: particle {i} not finite");
+            let over = p.distance(*r) - cloth.max_distances()[i];
+            assert!(
+                over <= 1e-4,
+                "{what} step {step}: particle {i} {over} m past its max distance"
+            );
+        }
+        let depth = scene.frame_stats().max_penetration_m;
+        assert!(
+            depth <= 0.01,
+            "{what} step {step}: {depth} m inside a body ellipsoid"
+        );
+        let pos = cloth.positions();
+        for &(a, b, rest) in &vertical {
+            let ratio = pos[a].distance(pos[b]) / rest;
+            assert!(
+                (ratio - 1.0).abs() <= 1e-3,
+                "{what} step {step}: link {a}-{b} at {:.2} % of rest",
+                ratio * 100.0
+            );
+        }
+    }
+    let stats = scene.cloth().stats();
+    assert_eq!(stats.resets, 0, "{what}: resets");
+    assert_eq!(
+        (stats.post_hard_pushes, stats.post_hard_clamps),
+        (0, 0),
+        "{what}: nothing moved a particle after the hard pass"
+    );
+}
+
+/// The three shipped presets.
+pub const PRESETS: [&str; 3] = [
+    "presets/tweed.json",
+    "presets/down_jacket.json",
+    "presets/veil.json",
+];
+
+/// A shipped preset.
+pub fn preset(file: &str) -> Preset {
+    Preset::load(file).unwrap_or_else(|e| panic!("{e}"))
+}
