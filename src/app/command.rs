@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use eframe::egui;
 use glam::Vec3;
 
-use super::{App, Pending};
+use super::{App, FileTask, Pending};
 use crate::preset::Garment;
 use crate::render::{FabricLook, Overlays, View};
 use crate::sim::FabricParams;
@@ -23,14 +23,13 @@ pub enum Command {
     /// Save to the preset's file, or ask where when it has none.
     Save,
     SaveAs(PathBuf),
-    /// Show the typed-path dialog for saving (`true`) or opening.
-    AskPath {
-        save: bool,
-    },
-    /// Offer the native file dialog for saving (`true`) or opening.
-    Browse {
-        save: bool,
-    },
+    /// Show the typed-path dialog for a task.
+    AskPath(FileTask),
+    /// Offer the native file dialog for a task.
+    Browse(FileTask),
+    /// Play the scene on the glTF character at this path (`None`: the built-in one), keeping
+    /// the preset and, where the character has it, the clip.
+    OpenCharacter(Option<PathBuf>),
     ClosePathDialog,
     /// Close the window (asks first about unsaved changes).
     Quit,
@@ -86,8 +85,9 @@ impl App {
             Command::AnswerDiscard(go) => self.answer_discard(ctx, go),
             Command::Save => self.save(),
             Command::SaveAs(p) => self.save_as(&p),
-            Command::AskPath { save } => self.ask_path(save),
-            Command::Browse { save } => self.native_pick(save),
+            Command::AskPath(task) => self.ask_path(task),
+            Command::Browse(task) => self.native_pick(task),
+            Command::OpenCharacter(path) => self.open_character(path.as_deref()),
             Command::ClosePathDialog => self.path_dialog = None,
             Command::Screenshot => self.screenshot(ctx),
             Command::DismissError => self.error = None,

@@ -17,15 +17,11 @@ impl App {
         if let Some(dialog) = self.path_dialog.as_mut() {
             path_dialog(dialog, ctx, out);
         }
-        while let Ok((save, picked)) = self.file_picks.1.try_recv() {
+        while let Ok((task, picked)) = self.file_picks.1.try_recv() {
             match picked {
                 Some(p) => {
                     out.push(Command::ClosePathDialog);
-                    out.push(if save {
-                        Command::SaveAs(p)
-                    } else {
-                        Command::Open(p)
-                    });
+                    out.push(task.command(p));
                 }
                 None => {
                     self.status =
@@ -56,33 +52,25 @@ impl App {
 
 /// The typed-path dialog: Open/Save with the typed path, Browse for the native picker.
 fn path_dialog(d: &mut PathDialog, ctx: &egui::Context, out: &mut Vec<Command>) {
-    let title = if d.save {
-        "Save preset as"
-    } else {
-        "Open preset"
-    };
-    egui::Window::new(title).collapsible(false).show(ctx, |ui| {
-        ui.horizontal(|ui| {
-            let label = ui.label("Path");
-            ui.add(egui::TextEdit::singleline(&mut d.text).desired_width(360.0))
-                .labelled_by(label.id);
+    egui::Window::new(d.task.title())
+        .collapsible(false)
+        .show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                let label = ui.label("Path");
+                ui.add(egui::TextEdit::singleline(&mut d.text).desired_width(360.0))
+                    .labelled_by(label.id);
+            });
+            ui.horizontal(|ui| {
+                if ui.button(d.task.button()).clicked() {
+                    out.push(Command::ClosePathDialog);
+                    out.push(d.task.command(PathBuf::from(d.text.trim())));
+                }
+                if ui.button("Browse…").clicked() {
+                    out.push(Command::Browse(d.task));
+                }
+                if ui.button("Cancel").clicked() {
+                    out.push(Command::ClosePathDialog);
+                }
+            });
         });
-        ui.horizontal(|ui| {
-            if ui.button(if d.save { "Save" } else { "Open" }).clicked() {
-                let path = PathBuf::from(d.text.trim());
-                out.push(Command::ClosePathDialog);
-                out.push(if d.save {
-                    Command::SaveAs(path)
-                } else {
-                    Command::Open(path)
-                });
-            }
-            if ui.button("Browse…").clicked() {
-                out.push(Command::Browse { save: d.save });
-            }
-            if ui.button("Cancel").clicked() {
-                out.push(Command::ClosePathDialog);
-            }
-        });
-    });
 }

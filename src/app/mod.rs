@@ -64,6 +64,8 @@ pub struct Persisted {
     pub clip: String,
     pub speed: f32,
     pub looping: bool,
+    /// The glTF character last played (`None`: the built-in one).
+    pub character: Option<PathBuf>,
 }
 
 /// Something that would throw away unsaved changes, waiting for the artist's answer.
@@ -74,15 +76,58 @@ enum Pending {
     Quit,
 }
 
+/// What a file dialog is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileTask {
+    OpenPreset,
+    SavePreset,
+    /// A glTF humanoid to play instead of the current character.
+    OpenCharacter,
+}
+
+impl FileTask {
+    fn title(self) -> &'static str {
+        match self {
+            FileTask::OpenPreset => "Open preset",
+            FileTask::SavePreset => "Save preset as",
+            FileTask::OpenCharacter => "Open character (glTF 2.0: .glb or .gltf)",
+        }
+    }
+
+    fn button(self) -> &'static str {
+        match self {
+            FileTask::SavePreset => "Save",
+            FileTask::OpenPreset | FileTask::OpenCharacter => "Open",
+        }
+    }
+
+    /// The native dialog's file filter.
+    fn filter(self) -> (&'static str, &'static [&'static str]) {
+        match self {
+            FileTask::OpenPreset | FileTask::SavePreset => ("cloth-tuner preset", &["json"]),
+            FileTask::OpenCharacter => ("glTF 2.0 character", &["glb", "gltf"]),
+        }
+    }
+
+    /// What to do with the path the artist gave.
+    fn command(self, path: PathBuf) -> Command {
+        match self {
+            FileTask::OpenPreset => Command::Open(path),
+            FileTask::SavePreset => Command::SaveAs(path),
+            FileTask::OpenCharacter => Command::OpenCharacter(Some(path)),
+        }
+    }
+}
+
 /// The typed-path dialog (the fallback when no native file dialog is available).
 #[derive(Clone, Debug, PartialEq)]
 struct PathDialog {
-    save: bool,
+    task: FileTask,
     text: String,
 }
 
-/// A native file dialog's answer: (was it Save, the path picked).
-type FilePick = (bool, Option<PathBuf>);
+/// A native file dialog's answer: what it was for, and the path picked.
+type FilePick = (FileTask, Option<PathBuf>);
 
 /// Options for starting the window.
 #[derive(Clone, Debug, Default)]
@@ -93,6 +138,10 @@ pub struct Options {
     pub state_dir: Option<PathBuf>,
     /// Print the frame rate to stderr every few seconds.
     pub report_fps: bool,
+    /// A glTF character to play instead of the remembered one.
+    pub character: Option<PathBuf>,
+    /// Its settings file (bone map, ellipsoid scales) instead of the one beside it.
+    pub bone_map: Option<PathBuf>,
 }
 
 /// The tuner.
@@ -107,6 +156,8 @@ pub struct App {
     path_dialog: Option<PathDialog>,
     file_picks: (Sender<FilePick>, Receiver<FilePick>),
     shots: (Sender<String>, Receiver<String>),
+    /// The glTF character playing (`None`: the built-in one).
+    character_path: Option<PathBuf>,
     /// The title last sent to the window.
     title: String,
     allow_close: bool,
@@ -129,8 +180,25 @@ impl App {
             .and_then(|s| eframe::get_value(s, STORAGE_KEY))
             .unwrap_or_default();
         let wanted = options.preset.clone().or(persisted.preset_path.clone());
-        let (preset, path, error) = starting_preset(wanted.as_deref());
-        let scene = starting_scene(&preset, &persisted.clip);
+        let (preset, path, mut error) = starting_preset(wanted.as_deref());
+        let (character, character_path) = match &options.character {
+            Some(p) => (
+                Character::open_or_builtin(Some(p), options.bone_map.as_deref()),
+                Some(p.clone()),
+            ),
+            None => (
+                Character::open_or_builtin(persisted.character.as_deref(), None),
+                persisted.character.clone(),
+            ),
+        };
+        let (character, character_path) = match character {
+            Ok(c) => (Arc::new(c), character_path),
+            Err(e) => {
+                error = Some(format!("{e}; playing the built-in character"));
+                (Arc::new(Character::builtin()), None)
+            }
+        };
+        let scene = starting_scene(character, &preset, &persisted.clip);
         let viewport = viewport::Viewport::new(cc.gl.clone());
         let status = viewport
             .error()
@@ -159,6 +227,7 @@ impl App {
             path_dialog: None,
             file_picks: channel(),
             shots: channel(),
+            character_path,
             title: String::new(),
             allow_close: false,
             recovery: recovery::Recovery::default(),
@@ -265,7 +334,7 @@ impl App {
     fn save(&mut self) {
         match self.doc.path().map(Path::to_path_buf) {
             Some(p) => self.save_as(&p),
-            None => self.ask_path(true),
+            None => self.ask_path(FileTask::SavePreset),
         }
     }
 
@@ -304,31 +373,36 @@ impl App {
     }
 
     /// Opens the typed-path dialog, with a native picker offered from inside it.
-    fn ask_path(&mut self, save: bool) {
-        let text = self
-            .doc
-            .path()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| {
-                let name = if save { "my_fabric.json" } else { "" };
-                presets_dir().join(name).display().to_string()
-            });
-        self.path_dialog = Some(PathDialog { save, text });
+    fn ask_path(&mut self, task: FileTask) {
+        let start = match task {
+            FileTask::OpenCharacter => self.character_path.clone(),
+            FileTask::OpenPreset | FileTask::SavePreset => self.doc.path().map(Path::to_path_buf),
+        };
+        let text = start.map(|p| p.display().to_string()).unwrap_or_else(|| {
+            let name = if task == FileTask::SavePreset {
+                "my_fabric.json"
+            } else {
+                ""
+            };
+            presets_dir().join(name).display().to_string()
+        });
+        self.path_dialog = Some(PathDialog { task, text });
     }
 
-    fn native_pick(&self, save: bool) {
+    fn native_pick(&self, task: FileTask) {
         let tx = self.file_picks.0.clone();
         let dir = presets_dir();
         std::thread::spawn(move || {
+            let (what, extensions) = task.filter();
             let dialog = rfd::FileDialog::new()
-                .add_filter("cloth-tuner preset", &["json"])
+                .add_filter(what, extensions)
                 .set_directory(&dir);
-            let picked = if save {
+            let picked = if task == FileTask::SavePreset {
                 dialog.set_file_name("my_fabric.json").save_file()
             } else {
                 dialog.pick_file()
             };
-            let _ = tx.send((save, picked));
+            let _ = tx.send((task, picked));
         });
     }
 
@@ -349,6 +423,36 @@ impl App {
         if let Err(e) = self.playback.set_clip(name) {
             self.error = Some(e);
         }
+    }
+
+    /// Plays the scene on the glTF character at `path` (`None`: the built-in one): the preset
+    /// stays, the clip too where the character has one by that name. On any error the message
+    /// names the file and the window keeps playing what it played.
+    pub fn open_character(&mut self, path: Option<&Path>) {
+        let clip = self.scene().clip_name().to_string();
+        let scene = Character::open_or_builtin(path, None)
+            .map_err(|e| e.to_string())
+            .and_then(|c| scene_on(Arc::new(c), &self.doc.preset, &clip));
+        match scene {
+            Ok(scene) => {
+                let (speed, looping) = (self.playback.speed, self.playback.looping);
+                let playing = self.playback.is_playing();
+                self.playback = Playback::new(scene, speed, looping);
+                self.playback.set_playing(playing);
+                self.character_path = path.map(Path::to_path_buf);
+                self.error = None;
+                self.status = match path {
+                    Some(p) => format!("Playing character {}", p.display()),
+                    None => "Playing the built-in character".to_string(),
+                };
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// The glTF character playing (`None`: the built-in one).
+    pub fn character_path(&self) -> Option<&Path> {
+        self.character_path.as_deref()
     }
 
     /// Plays or pauses.
@@ -448,6 +552,7 @@ impl eframe::App for App {
             clip: self.scene().clip_name().to_string(),
             speed: self.playback.speed,
             looping: self.playback.looping,
+            character: self.character_path.clone(),
         };
         eframe::set_value(storage, STORAGE_KEY, &p);
     }
@@ -473,17 +578,22 @@ fn starting_preset(wanted: Option<&Path>) -> (Preset, Option<PathBuf>, Option<St
     }
 }
 
-/// The built-in character in `preset` on the remembered clip, else on its first clip.
-fn starting_scene(preset: &Preset, clip: &str) -> Scene {
-    let character = Arc::new(Character::builtin());
+/// The character in `preset` on the remembered clip, else on its first clip; the built-in
+/// character when `character` cannot wear the jacket.
+fn starting_scene(character: Arc<Character>, preset: &Preset, clip: &str) -> Scene {
     let clip = if clip.is_empty() { DEFAULT_CLIP } else { clip };
-    Scene::new(character.clone(), preset, clip).unwrap_or_else(|_| {
-        let first = character.clip_names().next().unwrap_or(DEFAULT_CLIP);
-        match Scene::new(character.clone(), preset, first) {
-            Ok(s) => s,
-            Err(e) => panic!("the built-in character cannot play its own clip: {e}"),
-        }
-    })
+    scene_on(character.clone(), preset, clip)
+        .or_else(|_| scene_on(Arc::new(Character::builtin()), preset, clip))
+        .unwrap_or_else(|e| panic!("the built-in character cannot wear the jacket: {e}"))
+}
+
+/// `character` wearing `preset` on `clip`, or on its first clip when it has no such clip.
+fn scene_on(character: Arc<Character>, preset: &Preset, clip: &str) -> Result<Scene, String> {
+    let clip = match character.clip(clip) {
+        Some(_) => clip.to_string(),
+        None => character.clip_names().next().unwrap_or(clip).to_string(),
+    };
+    Scene::new(character, preset, &clip).map_err(|e| e.to_string())
 }
 
 /// Shipped preset `i` (the tweed when out of range).

@@ -9,7 +9,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
 use super::command::Command;
 use super::playback::SPEED_RANGE;
-use super::{list_presets, params_panel, presets_dir, timeline, App, SHIPPED};
+use super::{list_presets, params_panel, presets_dir, timeline, App, FileTask, SHIPPED};
 use crate::preset::Garment;
 
 impl App {
@@ -251,13 +251,25 @@ fn file_menu(ui: &mut Ui, out: &mut Vec<Command>) {
         }
     });
     for (label, command) in [
-        ("Open…", Command::AskPath { save: false }),
+        ("Open…", Command::AskPath(FileTask::OpenPreset)),
         ("Save", Command::Save),
-        ("Save As…", Command::AskPath { save: true }),
+        ("Save As…", Command::AskPath(FileTask::SavePreset)),
     ] {
         if ui.button(label).clicked() {
             out.push(command);
         }
+    }
+    ui.separator();
+    let open_character = ui.button("Open character…").on_hover_text(
+        "Play the fabric on your own glTF 2.0 humanoid (.glb or .gltf): its animations join \
+         the clip list. A bone map and ellipsoid scales are read from \
+         <name>.cloth-character.json beside it (docs/character-settings.md).",
+    );
+    if open_character.clicked() {
+        out.push(Command::AskPath(FileTask::OpenCharacter));
+    }
+    if ui.button("Built-in character").clicked() {
+        out.push(Command::OpenCharacter(None));
     }
     ui.separator();
     if ui.button("Save screenshot (PNG)").clicked() {

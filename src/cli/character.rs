@@ -38,10 +38,7 @@ pub fn load_character(
     path: Option<&Path>,
     bone_map: Option<&Path>,
 ) -> Result<Arc<Character>, RigError> {
-    Ok(Arc::new(match path {
-        Some(p) => Character::open(p, bone_map)?,
-        None => Character::builtin(),
-    }))
+    Character::open_or_builtin(path, bone_map).map(Arc::new)
 }
 
 /// A character file's stem, the prefix of its pictures' names.

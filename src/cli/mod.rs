@@ -312,10 +312,6 @@ fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Re
     if character.character.is_some() {
         // Checked here so a bad file is reported before any window opens.
         character.load()?;
-        anyhow::bail!(
-            "the tuner window cannot play another character yet (its File > Open character is \
-             not written); `simulate`, `drift`, `render` and `regress` take --character"
-        );
     }
     #[cfg(feature = "gui")]
     {
@@ -323,6 +319,8 @@ fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Re
             preset,
             state_dir: std::env::var_os("CLOTH_TUNER_STATE_DIR").map(PathBuf::from),
             report_fps: std::env::var_os("CLOTH_TUNER_REPORT_FPS").is_some(),
+            character: character.character.clone(),
+            bone_map: character.bone_map.clone(),
         };
         crate::app::run(options).map_err(anyhow::Error::msg)?;
     }

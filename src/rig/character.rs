@@ -129,6 +129,14 @@ impl Character {
         Self::load_with(path, &settings)
     }
 
+    /// [`Character::open`] on `path`, or the built-in character when there is none.
+    pub fn open_or_builtin(path: Option<&Path>, bone_map: Option<&Path>) -> Result<Self, RigError> {
+        match path {
+            Some(p) => Self::open(p, bone_map),
+            None => Ok(Self::builtin()),
+        }
+    }
+
     /// [`Character::open`] with the settings beside the file.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, RigError> {
         Self::open(path, None)
