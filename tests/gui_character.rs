@@ -7,6 +7,7 @@ mod common;
 
 use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
 use common::{harness, type_path};
+use eframe::egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 
 #[test]
@@ -58,4 +59,45 @@ fn a_file_that_is_not_a_character_is_named_and_changes_nothing() {
     assert!(error.contains("notes.glb"), "{error}");
     assert_eq!(h.state().character_path(), None);
     assert_eq!(h.state().scene().clip_name(), clip);
+}
+
+#[test]
+fn export_for_engine_writes_the_files_and_lists_what_does_not_carry_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tweed_jolt.json");
+    let mut h = harness();
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Export for engine").click();
+    h.run();
+    h.get_by_label("Jolt Physics (soft body)").click();
+    h.run();
+    h.get_by_role_and_label(Role::TextInput, "Path")
+        .set_text_value_accesskit(&out.display().to_string());
+    h.run();
+    h.get_by_label("Export").click();
+    h.run();
+    assert_eq!(h.state().error(), None);
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(settings.is_object());
+    assert!(out.with_extension("particles.csv").exists());
+    assert!(out.with_extension("cpp").exists());
+    let report = h.state().export_report().expect("a report").to_string();
+    assert!(report.contains("tweed_jolt.json"), "{report}");
+    assert!(report.contains("world_motion_fraction"), "{report}");
+    h.get_by_label("OK").click();
+    h.run();
+    assert!(h.state().export_report().is_none());
+
+    // A folder that does not exist: the error names it and nothing is written.
+    let missing = dir.path().join("no_such_folder").join("x.json");
+    let ctx = h.ctx.clone();
+    h.state_mut().apply(
+        &ctx,
+        cloth_tuner::app::Command::ExportFor(cloth_tuner::export::Engine::Unity, missing.clone()),
+    );
+    let error = h.state().error().expect("an error").to_string();
+    assert!(error.contains("no_such_folder"), "{error}");
+    assert!(!missing.exists());
 }

@@ -9,6 +9,7 @@ use eframe::egui;
 use glam::Vec3;
 
 use super::{App, FileTask, Pending};
+use crate::export::Engine;
 use crate::preset::Garment;
 use crate::render::{FabricLook, Overlays, View};
 use crate::sim::FabricParams;
@@ -30,6 +31,9 @@ pub enum Command {
     /// Play the scene on the glTF character at this path (`None`: the built-in one), keeping
     /// the preset and, where the character has it, the clip.
     OpenCharacter(Option<PathBuf>),
+    /// Write the preset's settings for an engine at this path (files beside it too).
+    ExportFor(Engine, PathBuf),
+    DismissExportReport,
     ClosePathDialog,
     /// Close the window (asks first about unsaved changes).
     Quit,
@@ -88,6 +92,8 @@ impl App {
             Command::AskPath(task) => self.ask_path(task),
             Command::Browse(task) => self.native_pick(task),
             Command::OpenCharacter(path) => self.open_character(path.as_deref()),
+            Command::ExportFor(engine, path) => self.export_for(engine, &path),
+            Command::DismissExportReport => self.export_report = None,
             Command::ClosePathDialog => self.path_dialog = None,
             Command::Screenshot => self.screenshot(ctx),
             Command::DismissError => self.error = None,

@@ -14,6 +14,9 @@ impl App {
         if self.pending.is_some() {
             self.discard_dialog(ctx, out);
         }
+        if let Some(report) = &self.export_report {
+            export_report(report, ctx, out);
+        }
         if let Some(dialog) = self.path_dialog.as_mut() {
             path_dialog(dialog, ctx, out);
         }
@@ -48,6 +51,19 @@ impl App {
             });
         });
     }
+}
+
+/// What the last engine export wrote and lost, until OK.
+fn export_report(report: &str, ctx: &egui::Context, out: &mut Vec<Command>) {
+    egui::Window::new("Export for engine")
+        .collapsible(false)
+        .show(ctx, |ui| {
+            ui.set_max_width(560.0);
+            ui.label(report);
+            if ui.button("OK").clicked() {
+                out.push(Command::DismissExportReport);
+            }
+        });
 }
 
 /// The typed-path dialog: Open/Save with the typed path, Browse for the native picker.

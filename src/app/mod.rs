@@ -29,6 +29,7 @@ use std::sync::Arc;
 use egui::Ui;
 use serde::{Deserialize, Serialize};
 
+use crate::export::{export_for_engine, Engine, EngineExport, GridSize};
 use crate::preset::Preset;
 use crate::render::{FabricLook, OrbitCamera, Overlays};
 use crate::rig::{Character, Scene};
@@ -83,6 +84,8 @@ pub enum FileTask {
     SavePreset,
     /// A glTF humanoid to play instead of the current character.
     OpenCharacter,
+    /// Where to write the preset's settings for an engine.
+    ExportFor(Engine),
 }
 
 impl FileTask {
@@ -91,12 +94,14 @@ impl FileTask {
             FileTask::OpenPreset => "Open preset",
             FileTask::SavePreset => "Save preset as",
             FileTask::OpenCharacter => "Open character (glTF 2.0: .glb or .gltf)",
+            FileTask::ExportFor(_) => "Export for engine: the settings file (JSON)",
         }
     }
 
     fn button(self) -> &'static str {
         match self {
             FileTask::SavePreset => "Save",
+            FileTask::ExportFor(_) => "Export",
             FileTask::OpenPreset | FileTask::OpenCharacter => "Open",
         }
     }
@@ -105,6 +110,7 @@ impl FileTask {
     fn filter(self) -> (&'static str, &'static [&'static str]) {
         match self {
             FileTask::OpenPreset | FileTask::SavePreset => ("cloth-tuner preset", &["json"]),
+            FileTask::ExportFor(_) => ("engine settings", &["json"]),
             FileTask::OpenCharacter => ("glTF 2.0 character", &["glb", "gltf"]),
         }
     }
@@ -115,6 +121,24 @@ impl FileTask {
             FileTask::OpenPreset => Command::Open(path),
             FileTask::SavePreset => Command::SaveAs(path),
             FileTask::OpenCharacter => Command::OpenCharacter(Some(path)),
+            FileTask::ExportFor(engine) => Command::ExportFor(engine, path),
+        }
+    }
+
+    /// The file name a save dialog starts with.
+    fn suggested_name(self, preset: &Preset) -> String {
+        match self {
+            FileTask::SavePreset => "my_fabric.json".to_string(),
+            FileTask::ExportFor(engine) => {
+                let stem: String = preset
+                    .name
+                    .to_lowercase()
+                    .chars()
+                    .map(|c| if c.is_alphanumeric() { c } else { '_' })
+                    .collect();
+                format!("{stem}_{}.json", engine.name())
+            }
+            FileTask::OpenPreset | FileTask::OpenCharacter => String::new(),
         }
     }
 }
@@ -158,6 +182,9 @@ pub struct App {
     shots: (Sender<String>, Receiver<String>),
     /// The glTF character playing (`None`: the built-in one).
     character_path: Option<PathBuf>,
+    /// The last engine export's report (files written, knobs that do not carry over), shown
+    /// until dismissed.
+    export_report: Option<String>,
     /// The title last sent to the window.
     title: String,
     allow_close: bool,
@@ -228,6 +255,7 @@ impl App {
             file_picks: channel(),
             shots: channel(),
             character_path,
+            export_report: None,
             title: String::new(),
             allow_close: false,
             recovery: recovery::Recovery::default(),
@@ -377,13 +405,10 @@ impl App {
         let start = match task {
             FileTask::OpenCharacter => self.character_path.clone(),
             FileTask::OpenPreset | FileTask::SavePreset => self.doc.path().map(Path::to_path_buf),
+            FileTask::ExportFor(_) => None,
         };
         let text = start.map(|p| p.display().to_string()).unwrap_or_else(|| {
-            let name = if task == FileTask::SavePreset {
-                "my_fabric.json"
-            } else {
-                ""
-            };
+            let name = task.suggested_name(&self.doc.preset);
             presets_dir().join(name).display().to_string()
         });
         self.path_dialog = Some(PathDialog { task, text });
@@ -392,15 +417,16 @@ impl App {
     fn native_pick(&self, task: FileTask) {
         let tx = self.file_picks.0.clone();
         let dir = presets_dir();
+        let name = task.suggested_name(&self.doc.preset);
         std::thread::spawn(move || {
             let (what, extensions) = task.filter();
             let dialog = rfd::FileDialog::new()
                 .add_filter(what, extensions)
                 .set_directory(&dir);
-            let picked = if task == FileTask::SavePreset {
-                dialog.set_file_name("my_fabric.json").save_file()
-            } else {
+            let picked = if name.is_empty() {
                 dialog.pick_file()
+            } else {
+                dialog.set_file_name(name).save_file()
             };
             let _ = tx.send((task, picked));
         });
@@ -448,6 +474,35 @@ impl App {
             }
             Err(e) => self.error = Some(e),
         }
+    }
+
+    /// Writes the preset's settings for `engine` at `out` (and the per-particle table and any
+    /// snippet beside it) for the grid the jacket plays with. The report lists the files and
+    /// every knob that does not carry over; an error names the file and changes nothing else.
+    pub fn export_for(&mut self, engine: Engine, out: &Path) {
+        let layout = self.scene().rig().layout();
+        let grid = GridSize {
+            cols: layout.cols,
+            rows: layout.rows,
+        };
+        let written = export_for_engine(engine, &self.doc.preset, None, grid)
+            .map_err(|e| format!("cannot export for {engine}: {e}"))
+            .and_then(|export| {
+                let paths = export.write(out).map_err(|e| e.to_string())?;
+                Ok((export, paths))
+            });
+        match written {
+            Ok((export, paths)) => {
+                self.status = format!("Exported for {engine}: {}", out.display());
+                self.export_report = Some(export_report(&export, &paths));
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// The last engine export's report, while it is shown.
+    pub fn export_report(&self) -> Option<&str> {
+        self.export_report.as_deref()
     }
 
     /// The glTF character playing (`None`: the built-in one).
@@ -560,6 +615,28 @@ impl eframe::App for App {
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         self.clean_exit();
     }
+}
+
+/// What an engine export wrote and what did not carry over, for the artist.
+fn export_report(export: &EngineExport, paths: &[PathBuf]) -> String {
+    let info = export.engine.info();
+    let mut text = format!("{} ({})\n", export.engine, info.version);
+    for p in paths {
+        text += &format!("Wrote {}\n", p.display());
+    }
+    if export.warnings.is_empty() {
+        text += "Every knob carried over.";
+    } else {
+        text += &format!(
+            "{} knobs do not carry over as they are:\n",
+            export.warnings.len()
+        );
+        for w in &export.warnings {
+            text += &format!("• {w}\n");
+        }
+        text += "docs/engines.md has each engine's formulas and what the artist will see differ.";
+    }
+    text
 }
 
 /// The preset to start with: the one asked for, else the remembered one, else the shipped

@@ -10,6 +10,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 use super::command::Command;
 use super::playback::SPEED_RANGE;
 use super::{list_presets, params_panel, presets_dir, timeline, App, FileTask, SHIPPED};
+use crate::export::Engine;
 use crate::preset::Garment;
 
 impl App {
@@ -271,6 +272,20 @@ fn file_menu(ui: &mut Ui, out: &mut Vec<Command>) {
     if ui.button("Built-in character").clicked() {
         out.push(Command::OpenCharacter(None));
     }
+    ui.separator();
+    ui.menu_button("Export for engine", |ui| {
+        for engine in Engine::ALL {
+            let item = ui.button(engine.label()).on_hover_text(format!(
+                "The closest settings {} can take ({}), the per-particle table beside them, and \
+                 the knobs that do not carry over",
+                engine.info().engine,
+                engine.info().version
+            ));
+            if item.clicked() {
+                out.push(Command::AskPath(FileTask::ExportFor(engine)));
+            }
+        }
+    });
     ui.separator();
     if ui.button("Save screenshot (PNG)").clicked() {
         out.push(Command::Screenshot);

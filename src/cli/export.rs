@@ -6,7 +6,6 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::export::{export_for_engine, Engine, GridSize};
-use crate::files::write_atomic;
 use crate::preset::{convert_preset, Preset};
 
 /// Loads `preset`, converts it to `timestep_hz` when given, and saves it atomically to `out`.
@@ -68,9 +67,7 @@ pub fn export_engine(
         grid.cols,
         grid.rows
     );
-    for file in &result.files {
-        let path = file.path_beside(out);
-        write_atomic(&path, file.contents.as_bytes())?;
+    for path in result.write(out)? {
         report.push_str(&format!("  wrote {}\n", path.display()));
     }
     for w in &result.warnings {

@@ -60,6 +60,17 @@ impl Engine {
         Engine::Magica2,
     ];
 
+    /// The name a menu shows.
+    pub fn label(self) -> &'static str {
+        match self {
+            Engine::Unity => "Unity (Cloth)",
+            Engine::Chaos => "Unreal Engine (Chaos Cloth)",
+            Engine::Jolt => "Jolt Physics (soft body)",
+            Engine::NvCloth => "NvCloth",
+            Engine::Magica2 => "Magica Cloth 2",
+        }
+    }
+
     /// The name on the command line and in the property list.
     pub fn name(self) -> &'static str {
         match self {
@@ -209,6 +220,24 @@ impl ExportFile {
         } else {
             out.with_extension(self.extension)
         }
+    }
+}
+
+impl EngineExport {
+    /// Writes every file, the settings at `out` and the others beside it
+    /// ([`ExportFile::path_beside`]), each atomically. Returns the paths written, in order; on
+    /// an error the files not yet written are left as they were.
+    pub fn write(
+        &self,
+        out: &std::path::Path,
+    ) -> Result<Vec<std::path::PathBuf>, crate::files::WriteError> {
+        let mut written = Vec::with_capacity(self.files.len());
+        for file in &self.files {
+            let path = file.path_beside(out);
+            crate::files::write_atomic(&path, file.contents.as_bytes())?;
+            written.push(path);
+        }
+        Ok(written)
     }
 }
 
