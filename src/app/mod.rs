@@ -89,12 +89,23 @@ pub enum FileTask {
 }
 
 impl FileTask {
-    fn title(self) -> &'static str {
+    fn title(self) -> String {
         match self {
-            FileTask::OpenPreset => "Open preset",
-            FileTask::SavePreset => "Save preset as",
-            FileTask::OpenCharacter => "Open character (glTF 2.0: .glb or .gltf)",
-            FileTask::ExportFor(_) => "Export for engine: the settings file (JSON)",
+            FileTask::OpenPreset => "Open preset".into(),
+            FileTask::SavePreset => "Save preset as".into(),
+            FileTask::OpenCharacter => "Open character (glTF 2.0: .glb or .gltf)".into(),
+            FileTask::ExportFor(engine) => format!("Export for {}", engine.label()),
+        }
+    }
+
+    /// The folder a dialog starts in: the presets for a preset, else the working folder (an
+    /// engine's settings are not presets and must not show in the preset list).
+    fn folder(self) -> PathBuf {
+        match self {
+            FileTask::OpenPreset | FileTask::SavePreset => presets_dir(),
+            FileTask::OpenCharacter | FileTask::ExportFor(_) => {
+                std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+            }
         }
     }
 
@@ -409,14 +420,14 @@ impl App {
         };
         let text = start.map(|p| p.display().to_string()).unwrap_or_else(|| {
             let name = task.suggested_name(&self.doc.preset);
-            presets_dir().join(name).display().to_string()
+            task.folder().join(name).display().to_string()
         });
         self.path_dialog = Some(PathDialog { task, text });
     }
 
     fn native_pick(&self, task: FileTask) {
         let tx = self.file_picks.0.clone();
-        let dir = presets_dir();
+        let dir = task.folder();
         let name = task.suggested_name(&self.doc.preset);
         std::thread::spawn(move || {
             let (what, extensions) = task.filter();
