@@ -136,17 +136,15 @@ impl FileTask {
         }
     }
 
-    /// The file name a save dialog starts with.
-    fn suggested_name(self, preset: &Preset) -> String {
+    /// The file name a save dialog starts with; an export is named after the preset's file
+    /// (`tweed_unity.json`), as `render` names pictures.
+    fn suggested_name(self, preset_file: Option<&Path>) -> String {
         match self {
             FileTask::SavePreset => "my_fabric.json".to_string(),
             FileTask::ExportFor(engine) => {
-                let stem: String = preset
-                    .name
-                    .to_lowercase()
-                    .chars()
-                    .map(|c| if c.is_alphanumeric() { c } else { '_' })
-                    .collect();
+                let stem = preset_file
+                    .and_then(Path::file_stem)
+                    .map_or("preset".into(), |s| s.to_string_lossy());
                 format!("{stem}_{}.json", engine.name())
             }
             FileTask::OpenPreset | FileTask::OpenCharacter => String::new(),
@@ -419,7 +417,7 @@ impl App {
             FileTask::ExportFor(_) => None,
         };
         let text = start.map(|p| p.display().to_string()).unwrap_or_else(|| {
-            let name = task.suggested_name(&self.doc.preset);
+            let name = task.suggested_name(self.doc.path());
             task.folder().join(name).display().to_string()
         });
         self.path_dialog = Some(PathDialog { task, text });
@@ -428,7 +426,7 @@ impl App {
     fn native_pick(&self, task: FileTask) {
         let tx = self.file_picks.0.clone();
         let dir = task.folder();
-        let name = task.suggested_name(&self.doc.preset);
+        let name = task.suggested_name(self.doc.path());
         std::thread::spawn(move || {
             let (what, extensions) = task.filter();
             let dialog = rfd::FileDialog::new()
@@ -472,10 +470,7 @@ impl App {
             .and_then(|c| scene_on(Arc::new(c), &self.doc.preset, &clip));
         match scene {
             Ok(scene) => {
-                let (speed, looping) = (self.playback.speed, self.playback.looping);
-                let playing = self.playback.is_playing();
-                self.playback = Playback::new(scene, speed, looping);
-                self.playback.set_playing(playing);
+                self.playback.replace_scene(scene);
                 self.character_path = path.map(Path::to_path_buf);
                 self.error = None;
                 self.status = match path {
@@ -491,11 +486,7 @@ impl App {
     /// snippet beside it) for the grid the jacket plays with. The report lists the files and
     /// every knob that does not carry over; an error names the file and changes nothing else.
     pub fn export_for(&mut self, engine: Engine, out: &Path) {
-        let layout = self.scene().rig().layout();
-        let grid = GridSize {
-            cols: layout.cols,
-            rows: layout.rows,
-        };
+        let grid = GridSize::of_layout(self.scene().rig().layout());
         let written = export_for_engine(engine, &self.doc.preset, None, grid)
             .map_err(|e| format!("cannot export for {engine}: {e}"))
             .and_then(|export| {

@@ -77,6 +77,16 @@ impl Playback {
         }
     }
 
+    /// Plays another scene (another character) from its start, with the same playing, speed
+    /// and looping.
+    pub fn replace_scene(&mut self, scene: Scene) {
+        self.scene = scene;
+        self.seek = None;
+        self.last_frame = None;
+        self.stepper.set_hz(self.scene.params().timestep_hz);
+        self.reset();
+    }
+
     pub fn scene(&self) -> &Scene {
         &self.scene
     }

@@ -21,7 +21,12 @@ impl GridSize {
     /// The built-in jacket's simulation grid (the rig's default layout).
     #[cfg(feature = "rig")]
     pub fn builtin_jacket() -> Self {
-        let layout = crate::rig::jacket::JacketLayout::default();
+        Self::of_layout(&crate::rig::jacket::JacketLayout::default())
+    }
+
+    /// The simulation grid of a jacket layout (the one a scene plays with, fitted to its body).
+    #[cfg(feature = "rig")]
+    pub fn of_layout(layout: &crate::rig::jacket::JacketLayout) -> Self {
         Self {
             cols: layout.cols,
             rows: layout.rows,
