@@ -1,11 +1,13 @@
 //! The tuner on the artist's own character: File > Open character… with a glTF rig written by
 //! the asset generator (Mixamo names, 1.6 m), the clip list it brings, going back to the
-//! built-in character, and a bad file that changes nothing.
+//! built-in character, and a bad file that changes nothing; the Character window's bone picker
+//! for a rig whose names say nothing, and its ellipsoid scales.
 #![cfg(feature = "gui")]
 
 mod common;
 
-use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
+use cloth_tuner::rig::{Character, CharacterSettings, Role as RigRole};
+use cloth_tuner_assets::test_rig::{bone_names, test_rig_glb, Naming, RigStyle};
 use common::{harness, type_path};
 use eframe::egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
@@ -100,4 +102,161 @@ fn export_for_engine_writes_the_files_and_lists_what_does_not_carry_over() {
     let error = h.state().error().expect("an error").to_string();
     assert!(error.contains("no_such_folder"), "{error}");
     assert!(!missing.exists());
+}
+
+/// The rig's name for the built-in bone `builtin` under `naming`.
+fn bone_called(naming: Naming, builtin: &str) -> String {
+    let names = bone_names(naming);
+    let builtin_names = bone_names(Naming::Builtin);
+    names[builtin_names.iter().position(|n| n == builtin).unwrap()].clone()
+}
+
+#[test]
+fn a_rig_with_unknown_bone_names_opens_the_picker_and_its_saved_map_loads_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("custom.glb");
+    let style = RigStyle {
+        naming: Naming::Unknown,
+        clips: vec!["walk".into()],
+        ..RigStyle::default()
+    };
+    std::fs::write(&rig, test_rig_glb(&style)).unwrap();
+    let mut h = harness();
+    type_path(&mut h, "Open character…", &rig);
+    let error = h.state().error().expect("an error").to_string();
+    assert!(error.contains("custom.glb"), "{error}");
+    assert_eq!(
+        h.state().character_path(),
+        None,
+        "the mannequin still plays"
+    );
+    let editor = h
+        .state()
+        .character_editor()
+        .expect("the Character window opens");
+    assert!(
+        editor.missing().contains(&RigRole::Pelvis),
+        "{:?}",
+        editor.missing()
+    );
+    assert_eq!(editor.character(), rig.as_path());
+
+    // Pick the pelvis through the window.
+    let pelvis = bone_called(Naming::Unknown, "pelvis");
+    h.get_by_role_and_label(Role::ComboBox, "pelvis").click();
+    h.run();
+    h.get_by_label(&pelvis).click();
+    h.run();
+    let picked = h.state().character_editor().unwrap().settings.bones.clone();
+    assert_eq!(picked.get(&RigRole::Pelvis), Some(&pelvis), "{picked:?}");
+
+    // The rest as the picker would set them, then Save.
+    for (role, builtin) in [
+        (RigRole::Neck, "neck"),
+        (RigRole::Head, "head"),
+        (RigRole::UpperarmL, "upperarm_l"),
+        (RigRole::UpperarmR, "upperarm_r"),
+        (RigRole::ForearmL, "forearm_l"),
+        (RigRole::ForearmR, "forearm_r"),
+        (RigRole::ThighL, "thigh_l"),
+        (RigRole::ThighR, "thigh_r"),
+        (RigRole::ShinL, "calf_l"),
+        (RigRole::ShinR, "calf_r"),
+    ] {
+        let bone = bone_called(Naming::Unknown, builtin);
+        let editor = h.state_mut().character_editor_mut().unwrap();
+        editor.settings.bones.insert(role, bone);
+    }
+    h.run();
+    h.get_by_label("Save").click();
+    h.run();
+    let editor = h.state().character_editor().unwrap();
+    assert_eq!(editor.problem(), None);
+    assert!(!editor.is_dirty());
+    assert_eq!(h.state().character_path(), Some(rig.as_path()));
+    assert_eq!(h.state().scene().clip_name(), "walk");
+
+    // The command line finds the same map beside the character.
+    let beside = CharacterSettings::path_beside(&rig);
+    assert_eq!(
+        h.state().character_editor().unwrap().settings_path(),
+        beside
+    );
+    let loaded = Character::open(&rig, None).expect("the saved map resolves every role");
+    let pelvis_bone = loaded.roles.bone(RigRole::Pelvis);
+    assert_eq!(loaded.skeleton.bones()[pelvis_bone].name, pelvis);
+}
+
+#[test]
+fn scaling_a_roles_ellipsoids_reloads_the_character_and_saves_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("hero.glb");
+    let style = RigStyle {
+        naming: Naming::Mixamo,
+        clips: vec!["walk".into()],
+        ..RigStyle::default()
+    };
+    std::fs::write(&rig, test_rig_glb(&style)).unwrap();
+    let mut h = harness();
+    type_path(&mut h, "Open character…", &rig);
+    assert_eq!(h.state().error(), None);
+    assert!(h.state().character_editor().is_none(), "closed until asked");
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Character settings…").click();
+    h.run();
+    let thigh_radii = |h: &cloth_tuner::app::App| {
+        let c = h.scene().character();
+        let bone = c.roles.bone(RigRole::ThighL);
+        c.ellipsoids
+            .iter()
+            .filter(|e| e.bone == bone)
+            .map(|e| e.radii)
+            .collect::<Vec<_>>()
+    };
+    let before = thigh_radii(h.state());
+    assert!(!before.is_empty());
+
+    h.state_mut()
+        .character_editor_mut()
+        .expect("the window is open")
+        .set_scale(RigRole::ThighL, 1.5);
+    h.run();
+    h.get_by_label("Apply").click();
+    h.run();
+    let after = thigh_radii(h.state());
+    for (a, b) in after.iter().zip(&before) {
+        assert!((*a - *b * 1.5).abs().max_element() < 1e-5, "{a} vs {b}");
+    }
+    assert!(h.state().character_editor().unwrap().is_dirty());
+    let beside = CharacterSettings::path_beside(&rig);
+    assert!(!beside.exists(), "Apply does not write");
+
+    // A save that cannot be written (a folder where the file goes): the window names the
+    // file, and neither the scene nor the disk changes.
+    std::fs::create_dir(&beside).unwrap();
+    let editor = h.state_mut().character_editor_mut().unwrap();
+    editor.set_scale(RigRole::ShinL, 1.2);
+    h.run();
+    h.get_by_label("Save").click();
+    h.run();
+    let editor = h.state().character_editor().unwrap();
+    let problem = editor.problem().expect("a problem").to_string();
+    assert!(problem.contains("hero.cloth-character.json"), "{problem}");
+    assert!(beside.is_dir(), "nothing written");
+    assert_eq!(thigh_radii(h.state()), after, "the scene stays as it was");
+    assert!(editor.is_dirty(), "the edits are kept");
+
+    std::fs::remove_dir(&beside).unwrap();
+    h.get_by_label("Save").click();
+    h.run();
+    assert_eq!(h.state().character_editor().unwrap().problem(), None);
+    let saved = CharacterSettings::load(&beside).unwrap();
+    assert_eq!(saved.scale(RigRole::ThighL), 1.5);
+    assert_eq!(saved.scale(RigRole::ShinL), 1.2);
+    let reloaded = Character::open(&rig, None).unwrap();
+    assert_eq!(
+        &reloaded.ellipsoids,
+        &h.state().scene().character().ellipsoids
+    );
 }

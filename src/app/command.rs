@@ -31,6 +31,15 @@ pub enum Command {
     /// Play the scene on the glTF character at this path (`None`: the built-in one), keeping
     /// the preset and, where the character has it, the clip.
     OpenCharacter(Option<PathBuf>),
+    /// Show the Character window (bones and ellipsoid scales) for the glTF character.
+    ShowCharacterSettings,
+    CloseCharacterSettings,
+    /// Reload the character with the Character window's settings; `save` also writes them.
+    ApplyCharacterSettings {
+        save: bool,
+    },
+    /// Back to the character settings in the file.
+    RevertCharacterSettings,
     /// Write the preset's settings for an engine at this path (files beside it too).
     ExportFor(Engine, PathBuf),
     DismissExportReport,
@@ -92,6 +101,10 @@ impl App {
             Command::AskPath(task) => self.ask_path(task),
             Command::Browse(task) => self.native_pick(task),
             Command::OpenCharacter(path) => self.open_character(path.as_deref()),
+            Command::ShowCharacterSettings => self.show_character_settings(),
+            Command::CloseCharacterSettings => self.character_open = false,
+            Command::ApplyCharacterSettings { save } => self.apply_character_settings(save),
+            Command::RevertCharacterSettings => self.revert_character_settings(),
             Command::ExportFor(engine, path) => self.export_for(engine, &path),
             Command::DismissExportReport => self.export_report = None,
             Command::ClosePathDialog => self.path_dialog = None,

@@ -17,6 +17,7 @@ impl App {
         if let Some(report) = &self.export_report {
             export_report(report, ctx, out);
         }
+        self.character_window(ctx, out);
         if let Some(dialog) = self.path_dialog.as_mut() {
             path_dialog(dialog, ctx, out);
         }

@@ -9,6 +9,7 @@
 
 use eframe::egui;
 pub mod autosave;
+mod character_panel;
 mod command;
 mod dialogs;
 pub mod document;
@@ -34,6 +35,7 @@ use crate::preset::Preset;
 use crate::render::{FabricLook, OrbitCamera, Overlays};
 use crate::rig::{Character, Scene};
 use crate::sim::FabricParams;
+pub use character_panel::CharacterEditor;
 pub use command::Command;
 pub use document::Document;
 pub use params_panel::params_panel;
@@ -191,6 +193,12 @@ pub struct App {
     shots: (Sender<String>, Receiver<String>),
     /// The glTF character playing (`None`: the built-in one).
     character_path: Option<PathBuf>,
+    /// The `--bone-map` the window was started with, for that character: (character, map).
+    bone_map: Option<(PathBuf, PathBuf)>,
+    /// The Character window's state for the glTF character (or the one whose roles are
+    /// being picked); kept while the window is closed.
+    character_editor: Option<CharacterEditor>,
+    character_open: bool,
     /// The last engine export's report (files written, knobs that do not carry over), shown
     /// until dismissed.
     export_report: Option<String>,
@@ -227,13 +235,23 @@ impl App {
                 persisted.character.clone(),
             ),
         };
-        let (character, character_path) = match character {
-            Ok(c) => (Arc::new(c), character_path),
-            Err(e) => {
+        let bone_map = options.character.clone().zip(options.bone_map.clone());
+        let settings_path = |p: &Path| character_panel::settings_path(bone_map.as_ref(), p);
+        let (character, character_path, character_editor) = match (character, character_path) {
+            (Ok(c), Some(p)) => {
+                let editor = CharacterEditor::loaded(&c, &p, settings_path(&p));
+                (Arc::new(c), Some(p), Some(editor))
+            }
+            (Ok(c), None) => (Arc::new(c), None, None),
+            (Err(e), p) => {
                 error = Some(format!("{e}; playing the built-in character"));
-                (Arc::new(Character::builtin()), None)
+                let editor = p.and_then(|p| CharacterEditor::failed(&e, &p, settings_path(&p)));
+                (Arc::new(Character::builtin()), None, editor)
             }
         };
+        let character_open = character_editor
+            .as_ref()
+            .is_some_and(|e| !e.missing().is_empty());
         let scene = starting_scene(character, &preset, &persisted.clip);
         let viewport = viewport::Viewport::new(cc.gl.clone());
         let status = viewport
@@ -264,6 +282,9 @@ impl App {
             file_picks: channel(),
             shots: channel(),
             character_path,
+            bone_map,
+            character_editor,
+            character_open,
             export_report: None,
             title: String::new(),
             allow_close: false,
@@ -457,28 +478,6 @@ impl App {
     pub fn set_clip(&mut self, name: &str) {
         if let Err(e) = self.playback.set_clip(name) {
             self.error = Some(e);
-        }
-    }
-
-    /// Plays the scene on the glTF character at `path` (`None`: the built-in one): the preset
-    /// stays, the clip too where the character has one by that name. On any error the message
-    /// names the file and the window keeps playing what it played.
-    pub fn open_character(&mut self, path: Option<&Path>) {
-        let clip = self.scene().clip_name().to_string();
-        let scene = Character::open_or_builtin(path, None)
-            .map_err(|e| e.to_string())
-            .and_then(|c| scene_on(Arc::new(c), &self.doc.preset, &clip));
-        match scene {
-            Ok(scene) => {
-                self.playback.replace_scene(scene);
-                self.character_path = path.map(Path::to_path_buf);
-                self.error = None;
-                self.status = match path {
-                    Some(p) => format!("Playing character {}", p.display()),
-                    None => "Playing the built-in character".to_string(),
-                };
-            }
-            Err(e) => self.error = Some(e),
         }
     }
 

@@ -63,7 +63,9 @@ impl App {
 
     fn menu_bar(&self, ui: &mut Ui, out: &mut Vec<Command>) {
         egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| file_menu(ui, out));
+            ui.menu_button("File", |ui| {
+                file_menu(ui, self.character_path.is_some(), out)
+            });
             ui.menu_button("Edit", |ui| self.edit_menu(ui, out));
             ui.menu_button("View", |ui| self.view.menu(ui, out));
             ui.separator();
@@ -243,7 +245,7 @@ impl App {
     }
 }
 
-fn file_menu(ui: &mut Ui, out: &mut Vec<Command>) {
+fn file_menu(ui: &mut Ui, imported: bool, out: &mut Vec<Command>) {
     ui.menu_button("New from", |ui| {
         for (i, (name, _)) in SHIPPED.iter().enumerate() {
             if ui.button(*name).clicked() {
@@ -271,6 +273,16 @@ fn file_menu(ui: &mut Ui, out: &mut Vec<Command>) {
     }
     if ui.button("Built-in character").clicked() {
         out.push(Command::OpenCharacter(None));
+    }
+    let settings = ui
+        .add_enabled(imported, egui::Button::new("Character settings…"))
+        .on_hover_text(
+            "Which bone plays each body part, and the size of the collision ellipsoids, for \
+             the glTF character playing; saved beside it",
+        )
+        .on_disabled_hover_text("The built-in character has none: open a glTF character");
+    if settings.clicked() {
+        out.push(Command::ShowCharacterSettings);
     }
     ui.separator();
     ui.menu_button("Export for engine", |ui| {

@@ -310,8 +310,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// No subcommand: the tuner window, or a note where this build has none.
 fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Result<ExitCode> {
     if character.character.is_some() {
-        // Checked here so a bad file is reported before any window opens.
-        character.load()?;
+        // Checked here so a file that is no character is reported before any window opens;
+        // bones the names do not give are picked in the window's Character panel.
+        match character.load() {
+            Ok(_) => {}
+            Err(
+                crate::rig::RigError::MissingRoles { .. }
+                | crate::rig::RigError::UnknownBone { .. },
+            ) => {}
+            Err(e) => return Err(e.into()),
+        }
     }
     #[cfg(feature = "gui")]
     {

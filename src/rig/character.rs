@@ -69,6 +69,8 @@ pub enum RigError {
         missing: Vec<Role>,
         /// Every bone of the file, for the picker.
         bones: Vec<String>,
+        /// How deep each of `bones` sits below the root (the picker indents by it).
+        depths: Vec<usize>,
     },
     /// The bone map names a bone the file does not have.
     #[error(
@@ -84,6 +86,8 @@ pub enum RigError {
         bone: String,
         /// Every bone of the file.
         bones: Vec<String>,
+        /// How deep each of `bones` sits below the root.
+        depths: Vec<usize>,
     },
     /// The character's settings file is bad.
     #[error(transparent)]

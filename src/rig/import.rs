@@ -310,23 +310,26 @@ fn resolve_roles(
 
 /// A role error as the message the user sees: what is missing and the bones there are.
 pub(crate) fn roles_error(src: &Source, skeleton: &Skeleton, e: RolesError) -> RigError {
-    let bones: Vec<String> = skeleton
+    let (bones, depths): (Vec<String>, Vec<usize>) = skeleton
         .bones()
         .iter()
-        .map(|b| b.name.clone())
-        .filter(|n| n != GROUND_BONE)
-        .collect();
+        .zip(skeleton.depths())
+        .filter(|(b, _)| b.name != GROUND_BONE)
+        .map(|(b, d)| (b.name.clone(), d))
+        .unzip();
     match e {
         RolesError::Missing(missing) => RigError::MissingRoles {
             path: src.path.clone(),
             missing,
             bones,
+            depths,
         },
         RolesError::UnknownBone { role, bone } => RigError::UnknownBone {
             path: src.path.clone(),
             role,
             bone,
             bones,
+            depths,
         },
     }
 }

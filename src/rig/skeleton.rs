@@ -71,6 +71,16 @@ impl Skeleton {
         self.bones.iter().position(|b| b.name == name)
     }
 
+    /// How many bones lie above each bone (0 for the root), for drawing the hierarchy.
+    pub fn depths(&self) -> Vec<usize> {
+        let mut depth = vec![0; self.bones.len()];
+        // Parents come first, so each parent's depth is known when its children are reached.
+        for i in 0..self.bones.len() {
+            depth[i] = self.parent(i).map_or(0, |p| depth[p] + 1);
+        }
+        depth
+    }
+
     /// Parent index of bone `i` (`None` for the root or an index out of range).
     pub fn parent(&self, i: usize) -> Option<usize> {
         self.bones.get(i).and_then(|b| b.parent)
