@@ -1,6 +1,6 @@
 //! The skinned body mesh and linear-blend skinning on the CPU.
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec3};
 
 /// A triangle mesh bound to a skeleton. All vectors have one entry per vertex except
 /// `indices` (three per triangle, counter-clockwise seen from outside). Positions and
@@ -38,37 +38,43 @@ pub fn skin(
     out_nrm: &mut Vec<Vec3>,
 ) {
     let n = mesh.positions.len();
-    out_pos.clear();
-    out_nrm.clear();
-    for v in 0..n {
-        let p = mesh.positions[v];
-        let nrm = mesh.normals.get(v).copied().unwrap_or(Vec3::Y);
-        let (joints, weights) = match (mesh.joints.get(v), mesh.weights.get(v)) {
-            (Some(j), Some(w)) => (*j, *w),
-            _ => ([0; 4], [0.0; 4]),
-        };
-        let mut acc_p = Vec4::ZERO;
-        let mut acc_n = Vec3::ZERO;
-        let mut total = 0.0;
-        for k in 0..4 {
-            let w = weights[k];
-            if w == 0.0 {
-                continue;
-            }
-            let m = skin_matrices
-                .get(joints[k] as usize)
-                .copied()
-                .unwrap_or(Mat4::IDENTITY);
-            acc_p += w * (m * p.extend(1.0));
-            acc_n += w * m.transform_vector3(nrm);
-            total += w;
+    out_pos.resize(n, Vec3::ZERO);
+    out_nrm.resize(n, Vec3::ZERO);
+    for (v, (p, nrm)) in out_pos.iter_mut().zip(out_nrm.iter_mut()).enumerate() {
+        (*p, *nrm) = skin_vertex(mesh, skin_matrices, v);
+    }
+}
+
+/// One vertex of [`skin`]: its position and unit normal. The bone matrices are blended first
+/// and the blend applied once (the same sum as blending the transformed points, in fewer
+/// operations: a vertex most often has one or two bones).
+#[inline]
+fn skin_vertex(mesh: &SkinnedMesh, skin_matrices: &[Mat4], v: usize) -> (Vec3, Vec3) {
+    let p = mesh.positions[v];
+    let nrm = mesh.normals.get(v).copied().unwrap_or(Vec3::Y);
+    let (joints, weights) = match (mesh.joints.get(v), mesh.weights.get(v)) {
+        (Some(j), Some(w)) => (*j, *w),
+        _ => return (p, nrm),
+    };
+    let mut blend = Mat4::ZERO;
+    let mut total = 0.0;
+    for k in 0..4 {
+        let w = weights[k];
+        if w == 0.0 {
+            continue;
         }
-        if total == 0.0 {
-            out_pos.push(p);
-            out_nrm.push(nrm);
-        } else {
-            out_pos.push(acc_p.truncate());
-            out_nrm.push(acc_n.normalize_or_zero());
-        }
+        let m = skin_matrices
+            .get(joints[k] as usize)
+            .unwrap_or(&Mat4::IDENTITY);
+        blend += *m * w;
+        total += w;
+    }
+    if total == 0.0 {
+        (p, nrm)
+    } else {
+        (
+            blend.transform_point3(p),
+            blend.transform_vector3(nrm).normalize_or_zero(),
+        )
     }
 }
