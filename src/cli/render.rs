@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::picture::{write_png, Rgba};
+use crate::picture::{PngWriter, Rgba};
 use crate::preset::Preset;
 pub use crate::render::headless::CameraSpec;
 use crate::render::headless::{look_for, HeadlessGl, Offscreen};
@@ -298,13 +298,16 @@ pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
     let bar = progress_bar(job.shots(), args.quiet);
     let mut written = Vec::new();
     let mut timings = Timings::default();
-    let t = run_job(&job, &mut offscreen, &bar, |shot| {
+    let writer = PngWriter::new();
+    let drawn = run_job(&job, &mut offscreen, &bar, |shot| {
         let path = args.out.join(&shot.name);
-        write_png(&path, &shot.image)?;
+        writer.write(path.clone(), shot.image)?;
         written.push(path);
         Ok(())
-    })?;
-    timings.add(t);
+    });
+    // The writer's own error says why a write failed; the drawing's says why it stopped.
+    writer.finish()?;
+    timings.add(drawn?);
     bar.finish_and_clear();
     Ok((written, timings))
 }
