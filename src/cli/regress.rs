@@ -14,7 +14,7 @@ use super::render::{
     overlays, progress_bar, run_job, total, writable_dir, Job, OverlayName, Shot, Timings,
 };
 use crate::files::write_atomic;
-use crate::picture::{read_png, write_png};
+use crate::picture::{read_png, write_png, PngWriter};
 use crate::render::headless::{parse_size, CameraSpec, HeadlessGl, Offscreen};
 
 /// The manifest file (`tests/regress.json`).
@@ -178,13 +178,17 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
     let bar = progress_bar(jobs.iter().map(Job::shots).sum(), args.quiet);
     let mut shots: Vec<Shot> = Vec::new();
     let mut timings = Vec::new();
-    for job in &jobs {
+    let writer = PngWriter::new();
+    let drawn: anyhow::Result<()> = jobs.iter().try_for_each(|job| {
         timings.push(run_job(job, &mut offscreen, &bar, |shot| {
-            write_png(&actual_dir.join(&shot.name), &shot.image)?;
+            writer.write(actual_dir.join(&shot.name), shot.image.clone())?;
             shots.push(shot);
             Ok(())
         })?);
-    }
+        Ok(())
+    });
+    writer.finish()?;
+    drawn?;
     bar.finish_and_clear();
 
     let mut report = Report {
