@@ -1,7 +1,10 @@
 //! Solver throughput: median time per step and constraint projections per second for square
 //! grids (top row pinned; stretch, both shear diagonals, skip-one bend links) at 5 and 10
 //! iterations, and the stretch left after settling with our link order versus plain index
-//! order. `cargo bench --bench solver`; a name filter runs a subset (`cargo bench -- 64`).
+//! order. Then, for 64x64 swinging side to side, the cheapest settings (passes against
+//! substeps, with and without the hard pass) that keep the mean stretch at 1 % or less, and
+//! their time per step.
+//! `cargo bench --bench solver`; a name filter runs a subset (`cargo bench -- 64`).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -50,18 +53,137 @@ fn settle(n: usize, iterations: u32, order: SolveOrder) -> f64 {
         hard_constraints: false,
         ..params(iterations)
     };
+    settle_with(n, &p, order, 600, false).0
+}
+
+/// Mean stretch (percent) after `steps` fixed steps hanging under gravity, and the median time
+/// of a step after that. With `swing`, the pinned row swings 0.3 m side to side once a second
+/// (all of it world motion), which loads the horizontal and shear links as a garment in
+/// motion does, and the stretch is the mean over the second half of the run.
+fn settle_with(
+    n: usize,
+    p: &FabricParams,
+    order: SolveOrder,
+    steps: usize,
+    swing: bool,
+) -> (f64, f64) {
+    let p = &FabricParams {
+        world_motion_fraction: if swing { 1.0 } else { p.world_motion_fraction },
+        edge_world_motion_fraction: if swing {
+            1.0
+        } else {
+            p.edge_world_motion_fraction
+        },
+        ..p.clone()
+    };
     let topo = grid(n);
     let rest = topo.rest.clone();
-    let mut cloth = Cloth::with_order(topo, &p, order);
+    let mut cloth = Cloth::with_order(topo, p, order);
+    let (mut sum, mut count) = (0.0, 0);
+    for k in 0..steps {
+        let t = k as f32 / p.timestep_hz;
+        let x = if swing {
+            0.3 * (std::f32::consts::TAU * t).sin()
+        } else {
+            0.0
+        };
+        let input = StepInput {
+            frame: Frame {
+                translation: Vec3::new(x, 0.0, 0.0),
+                ..Frame::IDENTITY
+            },
+            reference: &rest,
+            colliders: &[],
+        };
+        cloth.step(&input).unwrap();
+        if k >= steps / 2 {
+            sum += stretch_error(&cloth);
+            count += 1;
+        }
+    }
+    let stretch = if swing {
+        sum / count as f64
+    } else {
+        stretch_error(&cloth)
+    };
     let input = StepInput {
         frame: Frame::IDENTITY,
         reference: &rest,
         colliders: &[],
     };
-    for _ in 0..600 {
-        cloth.step(&input).unwrap();
+    (stretch, median_step(&mut cloth, &input, 0.2))
+}
+
+/// Median seconds per step over at least `seconds` of samples (and at least 20).
+fn median_step(cloth: &mut Cloth, input: &StepInput, seconds: f64) -> f64 {
+    let mut samples = Vec::new();
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < seconds || samples.len() < 20 {
+        let t = Instant::now();
+        black_box(cloth.step(black_box(input)).unwrap());
+        samples.push(t.elapsed().as_secs_f64());
     }
-    stretch_error(&cloth)
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// The fewest passes reaching `goal` % mean stretch at 64x64 for each substep count, with and
+/// without the hard pass, and which of them costs least per step.
+fn stretch_per_cost(goal: f64) {
+    println!(
+        "\n64x64 swinging 0.3 m at 1 Hz: the fewest passes keeping <= {goal} % mean stretch \
+         (mean over steps 300 to 600 at 60 Hz)"
+    );
+    println!(
+        "{:>10} {:>8} {:>7} {:>9} {:>12}",
+        "hard pass", "substeps", "passes", "stretch", "median/step"
+    );
+    for hard in [false, true] {
+        let mut best: Option<(f64, u32, u32)> = None;
+        for substeps in [1u32, 2, 4, 8] {
+            let found = [0u32, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
+                .into_iter()
+                .find_map(|iterations| {
+                    let p = FabricParams {
+                        hard_constraints: hard,
+                        substeps,
+                        ..params(iterations)
+                    };
+                    let (stretch, t) = settle_with(64, &p, SolveOrder::Interleaved, 600, true);
+                    (stretch <= goal).then_some((iterations, stretch, t))
+                });
+            match found {
+                Some((iterations, stretch, t)) => {
+                    println!(
+                        "{:>10} {:>8} {:>7} {:>8.3}% {:>10.1}us",
+                        if hard { "on" } else { "off" },
+                        substeps,
+                        iterations,
+                        stretch,
+                        t * 1e6
+                    );
+                    if best.is_none_or(|(bt, _, _)| t < bt) {
+                        best = Some((t, substeps, iterations));
+                    }
+                }
+                None => println!(
+                    "{:>10} {:>8} {:>7} {:>9} {:>12}",
+                    if hard { "on" } else { "off" },
+                    substeps,
+                    "> 32",
+                    "-",
+                    "-"
+                ),
+            }
+        }
+        if let Some((t, substeps, iterations)) = best {
+            println!(
+                "  cheapest with the hard pass {}: {substeps} substep(s) x {iterations} passes, {:.1}us per step",
+                if hard { "on" } else { "off" },
+                t * 1e6
+            );
+        }
+    }
 }
 
 fn main() {
@@ -93,16 +215,7 @@ fn main() {
             for _ in 0..120 {
                 cloth.step(&input).unwrap();
             }
-            let target = 0.4; // seconds of samples per configuration
-            let mut samples = Vec::new();
-            let start = Instant::now();
-            while start.elapsed().as_secs_f64() < target || samples.len() < 20 {
-                let t = Instant::now();
-                black_box(cloth.step(black_box(&input)).unwrap());
-                samples.push(t.elapsed().as_secs_f64());
-            }
-            samples.sort_by(f64::total_cmp);
-            let median = samples[samples.len() / 2];
+            let median = median_step(&mut cloth, &input, 0.4);
             let projections = cloth.projections_per_step() as f64 / median;
             let ours = settle(n, iterations, SolveOrder::Interleaved);
             let index = settle(n, iterations, SolveOrder::Index);
@@ -117,5 +230,8 @@ fn main() {
                 index
             );
         }
+    }
+    if filter.is_empty() || filter.iter().any(|f| f.contains("cost")) {
+        stretch_per_cost(1.0);
     }
 }
