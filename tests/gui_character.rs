@@ -104,6 +104,28 @@ fn export_for_engine_writes_the_files_and_lists_what_does_not_carry_over() {
     assert!(!missing.exists());
 }
 
+/// A tuner that opened a rig with `naming` and a walk, written to `dir/name`: the rig's path
+/// and the harness.
+fn open_walking_rig(
+    dir: &std::path::Path,
+    name: &str,
+    naming: Naming,
+) -> (
+    std::path::PathBuf,
+    egui_kittest::Harness<'static, cloth_tuner::app::App>,
+) {
+    let rig = dir.join(name);
+    let style = RigStyle {
+        naming,
+        clips: vec!["walk".into()],
+        ..RigStyle::default()
+    };
+    std::fs::write(&rig, test_rig_glb(&style)).unwrap();
+    let mut h = harness();
+    type_path(&mut h, "Open character…", &rig);
+    (rig, h)
+}
+
 /// The rig's name for the built-in bone `builtin` under `naming`.
 fn bone_called(naming: Naming, builtin: &str) -> String {
     let names = bone_names(naming);
@@ -114,15 +136,7 @@ fn bone_called(naming: Naming, builtin: &str) -> String {
 #[test]
 fn a_rig_with_unknown_bone_names_opens_the_picker_and_its_saved_map_loads_everywhere() {
     let dir = tempfile::tempdir().unwrap();
-    let rig = dir.path().join("custom.glb");
-    let style = RigStyle {
-        naming: Naming::Unknown,
-        clips: vec!["walk".into()],
-        ..RigStyle::default()
-    };
-    std::fs::write(&rig, test_rig_glb(&style)).unwrap();
-    let mut h = harness();
-    type_path(&mut h, "Open character…", &rig);
+    let (rig, mut h) = open_walking_rig(dir.path(), "custom.glb", Naming::Unknown);
     let error = h.state().error().expect("an error").to_string();
     assert!(error.contains("custom.glb"), "{error}");
     assert_eq!(
@@ -190,15 +204,7 @@ fn a_rig_with_unknown_bone_names_opens_the_picker_and_its_saved_map_loads_everyw
 #[test]
 fn scaling_a_roles_ellipsoids_reloads_the_character_and_saves_beside_it() {
     let dir = tempfile::tempdir().unwrap();
-    let rig = dir.path().join("hero.glb");
-    let style = RigStyle {
-        naming: Naming::Mixamo,
-        clips: vec!["walk".into()],
-        ..RigStyle::default()
-    };
-    std::fs::write(&rig, test_rig_glb(&style)).unwrap();
-    let mut h = harness();
-    type_path(&mut h, "Open character…", &rig);
+    let (rig, mut h) = open_walking_rig(dir.path(), "hero.glb", Naming::Mixamo);
     assert_eq!(h.state().error(), None);
     assert!(h.state().character_editor().is_none(), "closed until asked");
     h.get_by_label("File").click();
