@@ -34,17 +34,16 @@ fn params(iterations: u32) -> FabricParams {
 /// Mean |length / rest - 1| of the stretch links, percent.
 fn stretch_error(cloth: &Cloth) -> f64 {
     let p = cloth.positions();
-    let links: Vec<_> = cloth
+    let (sum, count) = cloth
         .topology()
         .links
         .iter()
         .filter(|l| l.kind.is_stretch())
-        .collect();
-    let sum: f64 = links
-        .iter()
-        .map(|l| (p[l.a as usize].distance(p[l.b as usize]) / l.rest - 1.0).abs() as f64)
-        .sum();
-    100.0 * sum / links.len() as f64
+        .fold((0.0f64, 0usize), |(sum, count), l| {
+            let s = (p[l.a as usize].distance(p[l.b as usize]) / l.rest - 1.0).abs();
+            (sum + s as f64, count + 1)
+        });
+    100.0 * sum / count as f64
 }
 
 fn settle(n: usize, iterations: u32, order: SolveOrder) -> f64 {
@@ -96,7 +95,7 @@ fn settle_with(
             colliders: &[],
         };
         cloth.step(&input).unwrap();
-        if k >= steps / 2 {
+        if swing && k >= steps / 2 {
             sum += stretch_error(&cloth);
             count += 1;
         }

@@ -44,10 +44,9 @@ pub struct CharacterEditor {
 }
 
 impl CharacterEditor {
-    /// An editor for the character at `path` with the settings in its file, knowing nothing
-    /// of the bones yet.
-    fn new(path: &Path, settings_path: PathBuf) -> Self {
-        let settings = read_settings(&settings_path);
+    /// An editor for the character at `path` with `settings` (read from `settings_path`),
+    /// knowing nothing of the bones yet.
+    fn new(path: &Path, settings_path: PathBuf, settings: CharacterSettings) -> Self {
         Self {
             character: path.to_path_buf(),
             settings_path,
@@ -59,20 +58,6 @@ impl CharacterEditor {
             problem: None,
             missing: Vec::new(),
         }
-    }
-
-    /// The editor for a character that loaded: its bones, roles and ellipsoids.
-    pub(super) fn loaded(character: &Character, path: &Path, settings_path: PathBuf) -> Self {
-        let mut editor = Self::new(path, settings_path);
-        editor.now_playing(character);
-        editor
-    }
-
-    /// The editor for a character whose roles could not be resolved (`None` for any other
-    /// error: there is nothing to pick then).
-    pub(super) fn failed(err: &RigError, path: &Path, settings_path: PathBuf) -> Option<Self> {
-        let mut editor = Self::new(path, settings_path);
-        editor.did_not_load(err).then_some(editor)
     }
 
     /// Takes in what the character loaded with: the bones, the roles and the ellipsoids.
@@ -285,7 +270,8 @@ impl CharacterEditor {
             out.push(Command::SetOverlays(o));
         }
         let (lo, hi) = ELLIPSOID_SCALE_RANGE;
-        for role in self.scalable.clone() {
+        for i in 0..self.scalable.len() {
+            let role = self.scalable[i];
             let mut s = self.settings.scale(role);
             let r = ui
                 .add(
@@ -358,19 +344,39 @@ impl CharacterEditor {
     }
 }
 
-/// Where the settings of the character at `path` live: the `--bone-map` file given with
-/// that character (`bone_map`: character, map), else beside it.
-pub(super) fn settings_path(bone_map: Option<&(PathBuf, PathBuf)>, path: &Path) -> PathBuf {
-    match bone_map {
-        Some((character, map)) if character == path => map.clone(),
-        _ => CharacterSettings::path_beside(path),
-    }
+/// The `--bone-map` the window was started with (`bone_map`: that character and its map),
+/// when `path` is that character.
+pub(super) fn bone_map_for<'a>(
+    bone_map: Option<&'a (PathBuf, PathBuf)>,
+    path: &Path,
+) -> Option<&'a Path> {
+    bone_map
+        .filter(|(character, _)| character == path)
+        .map(|(_, map)| map.as_path())
 }
 
-/// The settings in the file, or none when it is missing or unreadable (the window then starts
-/// from automatic bones and 1× scales; the load error, if any, is shown when applied).
-fn read_settings(path: &Path) -> CharacterSettings {
-    CharacterSettings::load(path).unwrap_or_default()
+/// Loads the glTF character at `path` with its settings (`bone_map`, else the file beside it)
+/// and the Character window's state for it: there is one for a character that loaded and for
+/// one whose roles are missing (to pick them), none for any other error.
+pub(super) fn load_character(
+    path: &Path,
+    bone_map: Option<&Path>,
+) -> (Result<Character, RigError>, Option<CharacterEditor>) {
+    let settings = match CharacterSettings::for_character(path, bone_map) {
+        Ok(s) => s,
+        Err(e) => return (Err(e.into()), None),
+    };
+    let loaded = Character::load_with(path, &settings);
+    let file = CharacterSettings::file_for(path, bone_map);
+    let mut editor = CharacterEditor::new(path, file, settings);
+    let editor = match &loaded {
+        Ok(c) => {
+            editor.now_playing(c);
+            Some(editor)
+        }
+        Err(e) => editor.did_not_load(e).then_some(editor),
+    };
+    (loaded, editor)
 }
 
 impl App {
@@ -397,12 +403,6 @@ impl App {
         }
     }
 
-    /// Where the settings of the character at `path` are read and written: the `--bone-map`
-    /// file it was started with, else beside it.
-    fn settings_path_for(&self, path: &Path) -> PathBuf {
-        settings_path(self.bone_map.as_ref(), path)
-    }
-
     /// Plays the scene on the glTF character at `path` (`None`: the built-in one): the preset
     /// stays, the clip too where the character has one by that name. On any error the message
     /// names the file and the window keeps playing what it played; when only the roles are
@@ -416,30 +416,22 @@ impl App {
             );
             return self.play_character(scene, None);
         };
-        let settings_path = self.settings_path_for(path);
-        let loaded = match &self.bone_map {
-            Some((c, map)) if c == path => Character::open(path, Some(map)),
-            _ => Character::open(path, None),
-        };
-        match loaded {
-            Ok(c) => {
-                let editor = CharacterEditor::loaded(&c, path, settings_path);
+        match load_character(path, bone_map_for(self.bone_map.as_ref(), path)) {
+            (Ok(c), editor) => {
                 let scene = scene_on(Arc::new(c), &self.doc.preset, self.scene().clip_name());
                 if scene.is_ok() {
-                    self.character_editor = Some(editor);
+                    self.character_editor = editor;
                 }
                 self.play_character(scene, Some(path));
             }
-            Err(e) => {
-                self.error = Some(e.to_string());
-                if let Some(editor) = CharacterEditor::failed(&e, path, settings_path) {
-                    self.error = Some(format!(
-                        "{}: pick the bones for the missing roles in the Character window",
-                        path.display()
-                    ));
-                    self.character_editor = Some(editor);
-                    self.character_open = true;
-                }
+            (Err(e), None) => self.error = Some(e.to_string()),
+            (Err(_), Some(editor)) => {
+                self.error = Some(format!(
+                    "{}: pick the bones for the missing roles in the Character window",
+                    path.display()
+                ));
+                self.character_editor = Some(editor);
+                self.character_open = true;
             }
         }
     }
@@ -475,8 +467,8 @@ impl App {
 
     /// Reloads the character with the edited settings (and, with `save`, writes them). The
     /// clip is kept, and so is the moment when paused (playing restarts the clip, as Reset
-    /// does, rather than pausing for a fast-forward). A bone map that does not resolve, a bad scale or a failed
-    /// write is shown in the window and changes nothing else.
+    /// does, rather than pausing for a fast-forward). A bone map that does not resolve, a bad
+    /// scale or a failed write is shown in the window and changes nothing else.
     pub(super) fn apply_character_settings(&mut self, save: bool) {
         let Some(editor) = self.character_editor.as_mut() else {
             return;
@@ -512,6 +504,7 @@ impl App {
             editor.saved = editor.settings.clone();
         }
         let path = editor.character.clone();
+        let saved_to = format!("Saved {}", editor.settings_path.display());
         let time = self.playback.scene().time();
         let same = self.character_path.as_deref() == Some(path.as_path());
         let paused = !self.playback.is_playing();
@@ -520,7 +513,7 @@ impl App {
             self.playback.seek_to(time);
         }
         if save {
-            self.status = format!("Saved {}", self.settings_path_for(&path).display());
+            self.status = saved_to;
         }
     }
 

@@ -225,28 +225,19 @@ impl App {
             .unwrap_or_default();
         let wanted = options.preset.clone().or(persisted.preset_path.clone());
         let (preset, path, mut error) = starting_preset(wanted.as_deref());
-        let (character, character_path) = match &options.character {
-            Some(p) => (
-                Character::open_or_builtin(Some(p), options.bone_map.as_deref()),
-                Some(p.clone()),
-            ),
-            None => (
-                Character::open_or_builtin(persisted.character.as_deref(), None),
-                persisted.character.clone(),
-            ),
-        };
         let bone_map = options.character.clone().zip(options.bone_map.clone());
-        let settings_path = |p: &Path| character_panel::settings_path(bone_map.as_ref(), p);
-        let (character, character_path, character_editor) = match (character, character_path) {
-            (Ok(c), Some(p)) => {
-                let editor = CharacterEditor::loaded(&c, &p, settings_path(&p));
-                (Arc::new(c), Some(p), Some(editor))
-            }
-            (Ok(c), None) => (Arc::new(c), None, None),
-            (Err(e), p) => {
-                error = Some(format!("{e}; playing the built-in character"));
-                let editor = p.and_then(|p| CharacterEditor::failed(&e, &p, settings_path(&p)));
-                (Arc::new(Character::builtin()), None, editor)
+        let wanted = options.character.as_ref().or(persisted.character.as_ref());
+        let (character, character_path, character_editor) = match wanted {
+            None => (Arc::new(Character::builtin()), None, None),
+            Some(p) => {
+                let map = character_panel::bone_map_for(bone_map.as_ref(), p);
+                match character_panel::load_character(p, map) {
+                    (Ok(c), editor) => (Arc::new(c), Some(p.clone()), editor),
+                    (Err(e), editor) => {
+                        error = Some(format!("{e}; playing the built-in character"));
+                        (Arc::new(Character::builtin()), None, editor)
+                    }
+                }
             }
         };
         let character_open = character_editor

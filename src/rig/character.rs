@@ -126,11 +126,7 @@ impl Character {
     /// map naming a bone the file lacks, or roles no name gives; the message names the file.
     pub fn open(path: impl AsRef<Path>, bone_map: Option<&Path>) -> Result<Self, RigError> {
         let path = path.as_ref();
-        let settings = match bone_map {
-            Some(map) => CharacterSettings::load(map)?,
-            None => CharacterSettings::load_beside(path)?.unwrap_or_default(),
-        };
-        Self::load_with(path, &settings)
+        Self::load_with(path, &CharacterSettings::for_character(path, bone_map)?)
     }
 
     /// [`Character::open`] on `path`, or the built-in character when there is none.

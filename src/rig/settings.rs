@@ -74,6 +74,20 @@ impl CharacterSettings {
         Self::from_json(&text, path)
     }
 
+    /// The settings file a character uses: `bone_map` when given, else the one beside it.
+    pub fn file_for(character: &Path, bone_map: Option<&Path>) -> PathBuf {
+        bone_map.map_or_else(|| Self::path_beside(character), Path::to_path_buf)
+    }
+
+    /// The settings a character uses: `bone_map` (which must exist) when given, else the file
+    /// beside it, else the defaults.
+    pub fn for_character(character: &Path, bone_map: Option<&Path>) -> Result<Self, SettingsError> {
+        match bone_map {
+            Some(map) => Self::load(map),
+            None => Ok(Self::load_beside(character)?.unwrap_or_default()),
+        }
+    }
+
     /// The settings beside `character`, or `None` when there is no such file.
     pub fn load_beside(character: &Path) -> Result<Option<Self>, SettingsError> {
         let path = Self::path_beside(character);
