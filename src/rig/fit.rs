@@ -114,7 +114,11 @@ pub(crate) fn fit_ellipsoids(
 }
 
 /// The role each vertex belongs to: its heaviest bone's role, or the nearest role above it.
-fn vertex_roles(skeleton: &Skeleton, mesh: &SkinnedMesh, roles: &Roles) -> Vec<Option<Role>> {
+pub(crate) fn vertex_roles(
+    skeleton: &Skeleton,
+    mesh: &SkinnedMesh,
+    roles: &Roles,
+) -> Vec<Option<Role>> {
     let mut bone_role: Vec<Option<Role>> = vec![None; skeleton.len()];
     for (role, b) in roles.iter() {
         if !matches!(

@@ -280,13 +280,7 @@ impl JacketRig {
         let bones = Bones::of(&character.roles);
         let mut model = Vec::new();
         sk.rest_pose().compute_model(sk, &mut model);
-        let posed: Vec<PosedEllipsoid> = character
-            .ellipsoids
-            .iter()
-            .filter(|e| !e.name.starts_with("upperarm"))
-            .map(|e| e.posed(&model))
-            .collect();
-        let rings = fit_rings(layout, &posed);
+        let rings = rest_rings(character, layout, &model);
         let rest: Vec<Vec3> = (0..layout.rows)
             .flat_map(|r| (0..layout.cols).map(move |c| (r, c)))
             .map(|(r, c)| surface_point(layout, &rings, c as f32, r as f32))
@@ -663,42 +657,71 @@ fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
     p.distance(a + ab * t)
 }
 
+/// The body's skin at rest that the lower jacket wraps: the vertices owned by the torso, neck
+/// and legs (arms and head left out), in character space.
+fn wrapped_skin(character: &Character, model: &[Mat4]) -> Vec<Vec3> {
+    let wrapped = |r: Role| {
+        matches!(
+            r,
+            Role::Pelvis
+                | Role::Spine
+                | Role::Chest
+                | Role::Neck
+                | Role::ThighL
+                | Role::ThighR
+                | Role::ShinL
+                | Role::ShinR
+        )
+    };
+    let mesh = &character.mesh;
+    let owner = super::fit::vertex_roles(&character.skeleton, mesh, &character.roles);
+    let mut skin = Vec::new();
+    character.skin_matrices(model, &mut skin);
+    (0..mesh.vertex_count())
+        .filter(|&v| owner[v].is_some_and(wrapped))
+        .map(|v| {
+            let p = mesh.positions[v];
+            mesh.joints[v]
+                .iter()
+                .zip(&mesh.weights[v])
+                .filter(|(_, &w)| w != 0.0)
+                .map(|(&j, &w)| skin[j as usize].transform_point3(p) * w)
+                .sum()
+        })
+        .collect()
+}
+
+/// The jacket's rest rings on `character` posed by `model` (its rest pose).
+fn rest_rings(character: &Character, layout: &JacketLayout, model: &[Mat4]) -> Vec<Ring> {
+    let posed: Vec<PosedEllipsoid> = character
+        .ellipsoids
+        .iter()
+        .filter(|e| !e.name.starts_with("upperarm"))
+        .map(|e| e.posed(model))
+        .collect();
+    fit_rings(layout, &posed, &wrapped_skin(character, model))
+}
+
 /// Ellipses around the torso at each simulation row: the body ellipsoids' extent at that
-/// height plus the clearance; below the widest row the jacket hangs straight (never narrower).
-fn fit_rings(layout: &JacketLayout, posed: &[PosedEllipsoid]) -> Vec<Ring> {
+/// height plus the clearance, widened where the skin between this row and the next (`skin`)
+/// would still poke out: fitted ellipsoids stay inside the skin, and a waist or a belly is
+/// not an ellipse. The skin may reach the jacket's mid-surface; the outer shell, half the
+/// fabric's thickness further out, is what shows. Below the widest row the jacket hangs
+/// straight (never narrower).
+fn fit_rings(layout: &JacketLayout, posed: &[PosedEllipsoid], skin: &[Vec3]) -> Vec<Ring> {
     let rows = layout.rows;
+    let spacing = (layout.top_height - layout.hem_height) / (rows - 1) as f32;
     let mut rings: Vec<Ring> = (0..rows)
         .map(|r| {
             let t = r as f32 / (rows - 1) as f32;
             let y = layout.top_height + (layout.hem_height - layout.top_height) * t;
-            let k = layout.body_scale;
-            let (mut max_x, mut front, mut back) = (0.12f32 * k, 0.08f32 * k, 0.08f32 * k);
-            // Sample each ellipsoid's surface; keep points within a band around this height.
-            for e in posed {
-                for i in 0..48 {
-                    let phi = TAU * i as f32 / 48.0;
-                    for j in 1..24 {
-                        let theta = PI * j as f32 / 24.0;
-                        let unit = Vec3::new(
-                            theta.sin() * phi.cos(),
-                            theta.cos(),
-                            theta.sin() * phi.sin(),
-                        );
-                        let p = e.from_unit_sphere(unit);
-                        if (p.y - y).abs() < 0.03 * k {
-                            max_x = max_x.max(p.x.abs());
-                            front = front.max(p.z);
-                            back = back.max(-p.z);
-                        }
-                    }
-                }
-            }
-            Ring {
-                y,
-                rx: max_x + layout.clearance,
-                rz: (front + back) * 0.5 + layout.clearance,
-                cz: (front - back) * 0.5,
-            }
+            let ring = ellipsoid_ring(layout, posed, y);
+            // The skin between this row and its neighbours (the yoke covers what is above the
+            // top row).
+            let near = skin.iter().filter(|p| {
+                (p.y - y).abs() <= spacing && (layout.hem_height..=layout.top_height).contains(&p.y)
+            });
+            widen_to_cover(ring, near)
         })
         .collect();
     // Hang straight below the widest point: never narrower than the row above.
@@ -711,6 +734,57 @@ fn fit_rings(layout: &JacketLayout, posed: &[PosedEllipsoid]) -> Vec<Ring> {
         }
     }
     rings
+}
+
+/// The ellipse around the body ellipsoids' surface near height `y`, plus the clearance.
+fn ellipsoid_ring(layout: &JacketLayout, posed: &[PosedEllipsoid], y: f32) -> Ring {
+    let k = layout.body_scale;
+    let (mut max_x, mut front, mut back) = (0.12f32 * k, 0.08f32 * k, 0.08f32 * k);
+    // Sample each ellipsoid's surface; keep points within a band around this height.
+    for e in posed {
+        for i in 0..48 {
+            let phi = TAU * i as f32 / 48.0;
+            for j in 1..24 {
+                let theta = PI * j as f32 / 24.0;
+                let unit = Vec3::new(
+                    theta.sin() * phi.cos(),
+                    theta.cos(),
+                    theta.sin() * phi.sin(),
+                );
+                let p = e.from_unit_sphere(unit);
+                if (p.y - y).abs() < 0.03 * k {
+                    max_x = max_x.max(p.x.abs());
+                    front = front.max(p.z);
+                    back = back.max(-p.z);
+                }
+            }
+        }
+    }
+    Ring {
+        y,
+        rx: max_x + layout.clearance,
+        rz: (front + back) * 0.5 + layout.clearance,
+        cz: (front - back) * 0.5,
+    }
+}
+
+/// `ring` grown about its centre, keeping its proportions, just enough that every point is
+/// inside it (seen from above); unchanged when they already are.
+fn widen_to_cover<'a>(ring: Ring, points: impl Iterator<Item = &'a Vec3>) -> Ring {
+    let mut grow = 1.0f32;
+    for p in points {
+        let e = ((p.x / ring.rx).powi(2) + ((p.z - ring.cz) / ring.rz).powi(2)).sqrt();
+        grow = grow.max(e);
+    }
+    if grow > 1.0 {
+        Ring {
+            rx: ring.rx * grow,
+            rz: ring.rz * grow,
+            ..ring
+        }
+    } else {
+        ring
+    }
 }
 
 fn ring_at(rings: &[Ring], v: f32) -> Ring {
@@ -1288,6 +1362,53 @@ mod tests {
         let c = Character::builtin();
         assert_eq!(landmarks(&c), BUILTIN_LANDMARKS);
         assert_eq!(JacketLayout::fitted(&c), JacketLayout::default());
+    }
+
+    /// Every skin vertex the lower jacket wraps, from its top row to its hem, is inside the
+    /// rest surface at its height: the jacket covers the body there (its front opening aside).
+    fn assert_the_rest_surface_covers_the_skin(c: &Character, what: &str) {
+        let layout = JacketLayout::fitted(c);
+        let mut model = Vec::new();
+        c.skeleton
+            .rest_pose()
+            .compute_model(&c.skeleton, &mut model);
+        let rings = rest_rings(c, &layout, &model);
+        let span = layout.top_height - layout.hem_height;
+        let (mut outside, mut worst) = (0, 0.0f32);
+        for p in wrapped_skin(c, &model) {
+            if !(layout.hem_height..=layout.top_height).contains(&p.y) {
+                continue;
+            }
+            let g = ring_at(
+                &rings,
+                (layout.top_height - p.y) / span * (layout.rows - 1) as f32,
+            );
+            let e = ((p.x / g.rx).powi(2) + ((p.z - g.cz) / g.rz).powi(2)).sqrt();
+            if e > 1.0 + 1e-4 {
+                outside += 1;
+                worst = worst.max(e);
+            }
+        }
+        assert_eq!(
+            outside,
+            0,
+            "{what}: {outside} skin vertices outside the jacket, up to {:.1} % out",
+            (worst - 1.0) * 100.0
+        );
+    }
+
+    #[test]
+    fn the_jacket_covers_the_skin_of_the_builtin_and_of_a_fitted_body() {
+        assert_the_rest_surface_covers_the_skin(&Character::builtin(), "built-in");
+        // The same body from a file that brings no ellipsoids: they are fitted inside the
+        // skin, so the jacket must wrap the skin itself (the hips and the waist poked out).
+        let style = cloth_tuner_assets::test_rig::RigStyle {
+            clips: Vec::new(),
+            ..Default::default()
+        };
+        let glb = cloth_tuner_assets::test_rig::test_rig_glb(&style);
+        let c = Character::from_glb(&glb, "test.glb").unwrap();
+        assert_the_rest_surface_covers_the_skin(&c, "fitted");
     }
 
     #[test]
