@@ -1,14 +1,15 @@
 //! Collision ellipsoids fitted to a character's skin, for files that bring none.
 //!
 //! Each vertex belongs to the role of its heaviest bone (a bone with no role belongs to the
-//! nearest role above it: a clavicle to the chest, a twist bone to its arm; a foot to none). Per role, the vertices
-//! give a box: the torso's (pelvis, spine, chest) along the character's axes, a limb's (thigh,
-//! shin, upper arm) along the bone from its joint to the next one, only the part between the
-//! two joints. The ellipsoid starts at that box's half extents and shrinks along the axis that
-//! holds the deepest skin vertex inside it until no vertex of the body is inside: the
+//! nearest role above it: a clavicle to the chest, a twist bone to its arm; a foot to none). Per
+//! role, the vertices give a box: the torso's (pelvis, spine, chest) along the character's axes,
+//! widened to the thighs' skin at the same heights (a hip's side mostly follows the thigh bone),
+//! a limb's (thigh, shin, upper arm) along the bone from its joint to the next one, only the part
+//! between the two joints. The ellipsoid starts at that box's half extents and shrinks along the
+//! axis that holds the deepest skin vertex inside it until no vertex of the body is inside: the
 //! ellipsoid stays inside the skin, so cloth pushed out of it never floats off the body. A limb
-//! whose ellipsoid would be longer than [`MAX_ELONGATION`] times its width gets two, one per
-//! half (a long ellipsoid skews the push-out direction), as the article splits the legs.
+//! whose ellipsoid would be longer than [`MAX_ELONGATION`] times its width gets two, one per half
+//! (a long ellipsoid skews the push-out direction), as the article splits the legs.
 //! The settings' per-role scale multiplies the radii last.
 
 use glam::{Quat, Vec3};
@@ -21,7 +22,7 @@ use super::Skeleton;
 use crate::sim::Frame;
 
 /// Largest ratio of a limb ellipsoid's half length to its width before it is split in two.
-pub const MAX_ELONGATION: f32 = 2.3;
+pub const MAX_ELONGATION: f32 = 2.0;
 
 /// Rounds of shrinking toward the deepest vertex before the final uniform shrink.
 const SHRINK_ROUNDS: usize = 60;
@@ -88,7 +89,10 @@ pub(crate) fn fit_ellipsoids(
         let pieces = if is_limb(role) {
             limb_pieces(role, bone, skeleton, &model, roles, &points)
         } else {
-            vec![(Quat::IDENTITY, points)]
+            vec![(
+                Quat::IDENTITY,
+                torso_section(points, &mesh.positions, &owner),
+            )]
         };
         let split = pieces.len() > 1;
         for (k, (axes, pts)) in pieces.into_iter().enumerate() {
@@ -111,6 +115,19 @@ pub(crate) fn fit_ellipsoids(
         }
     }
     out
+}
+
+/// The skin a torso role's ellipsoid is fitted to: its own and the thighs' skin at the same
+/// heights (a hip's side mostly follows a thigh bone, yet it is the torso's width there).
+fn torso_section(mut points: Vec<Vec3>, body: &[Vec3], owner: &[Option<Role>]) -> Vec<Vec3> {
+    let (lo, hi) = points.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+        (lo.min(p.y), hi.max(p.y))
+    });
+    points.extend(body.iter().zip(owner).filter_map(|(p, o)| {
+        let thigh = matches!(o, Some(Role::ThighL | Role::ThighR));
+        (thigh && (lo..=hi).contains(&p.y)).then_some(*p)
+    }));
+    points
 }
 
 /// The role each vertex belongs to: its heaviest bone's role, or the nearest role above it.
@@ -233,4 +250,43 @@ fn fit_piece(axes: Quat, points: &[Vec3], body: &[Vec3]) -> Option<(Vec3, Vec3)>
         radii *= u.length().min(1.0) * FIT_MARGIN;
     }
     (radii.min_element() > 0.0 && radii.is_finite()).then(|| (axes * centre_local, radii))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Character;
+    use glam::Mat4;
+
+    /// The sideways extent (largest |x|) of a character's ellipsoid at rest, metres.
+    fn side(c: &Character, name: &str) -> f32 {
+        let mut model: Vec<Mat4> = Vec::new();
+        c.skeleton
+            .rest_pose()
+            .compute_model(&c.skeleton, &mut model);
+        let e = c
+            .ellipsoid(name)
+            .unwrap_or_else(|| panic!("no ellipsoid {name}"))
+            .posed(&model);
+        e.centre.x.abs() + e.radii.x
+    }
+
+    #[test]
+    fn fitted_to_the_builtin_body_the_hips_and_thighs_reach_the_hand_placed_ones() {
+        // The built-in body from a file that brings no ellipsoids: fitted from its skin.
+        let style = cloth_tuner_assets::test_rig::RigStyle {
+            clips: Vec::new(),
+            ..Default::default()
+        };
+        let glb = cloth_tuner_assets::test_rig::test_rig_glb(&style);
+        let fitted = Character::from_glb(&glb, "test.glb").unwrap();
+        let builtin = Character::builtin();
+        // The jacket rests on these at the hips: narrower ones let the hips poke through it.
+        for name in ["hips", "thigh_l_upper", "thigh_r_upper", "thigh_l_lower"] {
+            let (f, b) = (side(&fitted, name), side(&builtin, name));
+            assert!(
+                (f - b).abs() < 0.015,
+                "{name}: fitted reaches {f:.3} m sideways, hand-placed {b:.3} m"
+            );
+        }
+    }
 }
