@@ -48,6 +48,8 @@ fn the_committed_manifest_matches_the_goldens() {
         out: scratch("regress-suite"),
         update: false,
         quiet: true,
+        shard: None,
+        junit: None,
     };
     let report = regress(&args).unwrap();
     println!("{}", summary(&report));
@@ -83,6 +85,8 @@ fn one_case(preset: &Path, dir: &Path) -> cloth_tuner::cli::regress::Report {
         out: dir.join("out"),
         update: false,
         quiet: true,
+        shard: None,
+        junit: None,
     })
     .unwrap()
 }
@@ -113,6 +117,89 @@ fn a_small_damping_or_stiffness_change_fails_and_the_unchanged_preset_passes() {
         let html = std::fs::read_to_string(&report.html).unwrap();
         assert!(html.contains(&format!("diff/{name}")), "{html}");
     }
+}
+
+#[test]
+fn shards_split_the_suite_without_overlap_and_junit_and_the_report_list_failures_first() {
+    if !have_gl("the shard check") {
+        return;
+    }
+    let dir = scratch("regress-shards");
+    // Three preset x clip pairs from the shipped suite; the veil's stands in for a tweed whose
+    // damping drifted (a file of the same name, so the same goldens).
+    let mut drifted: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("presets/tweed.json").unwrap()).unwrap();
+    drifted["params"]["damping"] = serde_json::json!(0.024);
+    std::fs::create_dir_all(dir.join("drifted")).unwrap();
+    let drifted_path = dir.join("drifted/tweed.json");
+    std::fs::write(&drifted_path, drifted.to_string()).unwrap();
+    let manifest = dir.join("manifest.json");
+    let text = serde_json::json!({
+        "size": "480x270",
+        "max_pixel_diff": 16,
+        "max_diff_share": 0.0005,
+        "cases": [
+            {"preset": "presets/down_jacket.json", "clips": ["dodge", "walk"], "frames": [30], "cameras": ["front"]},
+            {"preset": drifted_path, "clips": ["dodge"], "frames": [30], "cameras": ["front"]}
+        ]
+    });
+    std::fs::write(&manifest, text.to_string()).unwrap();
+    let run = |shard: &str| {
+        let out = dir.join(shard.replace('/', "-"));
+        let junit = out.join("junit.xml");
+        let report = regress(&RegressArgs {
+            manifest: manifest.clone(),
+            character: Default::default(),
+            golden: "tests/golden".into(),
+            out: out.clone(),
+            update: false,
+            quiet: true,
+            shard: Some(shard.parse().unwrap()),
+            junit: Some(junit.clone()),
+        })
+        .unwrap();
+        (report, std::fs::read_to_string(junit).unwrap())
+    };
+    let mut names = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let (report, _) = run(shard);
+        names.extend(report.cases.iter().map(|c| c.name.clone()));
+    }
+    let mut sorted = names.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(
+        sorted.len(),
+        names.len(),
+        "a case ran in two shards: {names:?}"
+    );
+    assert_eq!(
+        sorted,
+        [
+            "down_jacket_dodge_front_0030.png",
+            "down_jacket_walk_front_0030.png",
+            "tweed_dodge_front_0030.png"
+        ]
+    );
+
+    // Shard 1/2 holds the first and third pairs: a pass and the drifted tweed's failure.
+    let (report, xml) = run("1/2");
+    assert_eq!((report.cases.len(), report.failures()), (2, 1));
+    assert!(xml.contains("tests=\"2\" failures=\"1\""), "{xml}");
+    assert!(xml.contains("shard 1/2"), "{xml}");
+    let failing = xml.find("<testcase classname=\"regress\" name=\"tweed_dodge_front_0030.png\">");
+    assert!(failing.is_some(), "{xml}");
+    assert!(
+        xml.contains("<failure message=\"largest difference"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<testcase classname=\"regress\" name=\"down_jacket_dodge_front_0030.png\"/>"),
+        "{xml}"
+    );
+    let html = std::fs::read_to_string(&report.html).unwrap();
+    let (fail, pass) = (html.find("FAIL").unwrap(), html.find(">pass<").unwrap());
+    assert!(fail < pass, "failures come first in the report");
 }
 
 #[test]
@@ -278,6 +365,26 @@ fn bad_input_is_a_clear_message_and_a_nonzero_exit() {
     let (code, text) = tuner(&["regress", "--manifest", manifest.to_str().unwrap()]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("max_pixel_diff"), "{text}");
+    // A shard that is not one of N parts, before anything is read or written.
+    for (shard, says) in [
+        ("3/2", "from 1 to the number of parts (2)"),
+        ("0/4", "from 1"),
+        ("two", "K/N"),
+    ] {
+        let (code, text) = tuner(&[
+            "regress",
+            "--shard",
+            shard,
+            "--out",
+            dir.join("sharded").to_str().unwrap(),
+        ]);
+        assert_ne!(code, 0, "{shard}");
+        assert!(
+            text.contains("--shard") && text.contains(says),
+            "{shard}: {text}"
+        );
+        assert!(!dir.join("sharded").exists());
+    }
 }
 
 #[test]
@@ -316,6 +423,8 @@ fn a_manifest_case_plays_the_character_it_names() {
             out: dir.join("out"),
             update,
             quiet: true,
+            shard: None,
+            junit: None,
         })
         .unwrap()
     };

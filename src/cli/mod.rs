@@ -200,6 +200,14 @@ pub enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Run only part K of N of the suite, for splitting it across CI machines: the
+        /// manifest's preset x clip pairs are dealt to the N parts in turn, so the N parts
+        /// together run every case exactly once.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<regress::Shard>,
+        /// Also write the outcome as JUnit XML (one test case per picture) to this file.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
     },
 }
 
@@ -288,6 +296,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             out,
             update,
             quiet,
+            shard,
+            junit,
         }) => Ok(regress_command(&regress::RegressArgs {
             manifest,
             character,
@@ -295,6 +305,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             out,
             update,
             quiet,
+            shard,
+            junit,
         })),
         Some(Command::Schema { character_settings }) => {
             if character_settings {

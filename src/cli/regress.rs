@@ -1,6 +1,8 @@
 //! `regress`: every case of a manifest (preset x clip x frames x cameras) rendered and compared
-//! with its golden picture; diffs and an HTML report for the failures. `--update` rewrites the
-//! goldens, and only after every case has rendered, each file atomically.
+//! with its golden picture; diffs and an HTML report, failures first. `--update` rewrites the
+//! goldens, and only after every case has rendered, each file atomically. `--shard K/N` runs
+//! one of N disjoint parts of the suite (for several CI machines); `--junit` writes the
+//! outcome as JUnit XML for CI systems to show.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -69,6 +71,49 @@ impl Manifest {
     }
 }
 
+/// One of N parts of a suite: `K/N`, K from 1 to N. A manifest's clips are dealt to the parts
+/// in turn (the i-th preset x clip, counting from 0, goes to part i mod N + 1), so the N parts
+/// together are the suite, each case in exactly one, whatever machine runs which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Which part, from 1.
+    pub index: usize,
+    /// How many parts.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Whether the `i`-th preset x clip of the manifest (from 0) is in this part.
+    pub fn holds(&self, i: usize) -> bool {
+        i % self.count == self.index - 1
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let parsed = s
+            .split_once('/')
+            .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+        match parsed {
+            Some((index, count)) if index >= 1 && index <= count => Ok(Shard { index, count }),
+            Some((k, n)) => Err(format!(
+                "shard {k}/{n}: the part must be from 1 to the number of parts ({n})"
+            )),
+            None => Err(format!(
+                "shard '{s}': expected K/N, part K of N parts (for example 2/4)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
 /// What `regress` was asked to do.
 #[derive(Clone, Debug)]
 pub struct RegressArgs {
@@ -79,6 +124,10 @@ pub struct RegressArgs {
     pub out: PathBuf,
     pub update: bool,
     pub quiet: bool,
+    /// Only this part of the suite (all of it when `None`).
+    pub shard: Option<Shard>,
+    /// Where to write the outcome as JUnit XML.
+    pub junit: Option<PathBuf>,
 }
 
 /// One case's outcome.
@@ -94,6 +143,20 @@ pub struct CaseResult {
 impl CaseResult {
     pub fn passed(&self) -> bool {
         self.problem.is_none() && self.comparison.as_ref().is_some_and(Comparison::passes)
+    }
+
+    /// One line on how the picture compared (or why it could not be compared).
+    pub fn detail(&self) -> String {
+        match (&self.problem, &self.comparison) {
+            (Some(p), _) => p.clone(),
+            (None, Some(cmp)) => format!(
+                "largest difference {}, {:.4} % of pixels over {}",
+                cmp.max_channel_diff,
+                cmp.share * 100.0,
+                cmp.thresholds.max_pixel_diff
+            ),
+            (None, None) => String::new(),
+        }
     }
 }
 
@@ -126,6 +189,7 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
     // Every case is checked before anything is drawn or written.
     let default_character = args.character.load()?;
     let mut jobs = Vec::new();
+    let mut jobs_seen = 0;
     for (i, case) in manifest.cases.iter().enumerate() {
         let at = |e: anyhow::Error| anyhow::anyhow!("{}: case {i}: {e:#}", args.manifest.display());
         let (character, label) = match &case.character {
@@ -141,21 +205,25 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
             .map(|c| CameraSpec::parse(c).map_err(|e| at(anyhow::anyhow!(e))))
             .collect::<anyhow::Result<Vec<_>>>()?;
         for clip in &case.clips {
-            jobs.push(
-                Job::new(
-                    &character,
-                    label.clone(),
-                    &case.preset,
-                    clip,
-                    &case.frames,
-                    cameras.clone(),
-                    overlays(&case.overlays),
-                )
-                .map_err(at)?,
-            );
+            // Every case is checked, in every part, so a bad one fails all of them.
+            let in_shard = args.shard.is_none_or(|s| s.holds(jobs_seen));
+            jobs_seen += 1;
+            let job = Job::new(
+                &character,
+                label.clone(),
+                &case.preset,
+                clip,
+                &case.frames,
+                cameras.clone(),
+                overlays(&case.overlays),
+            )
+            .map_err(at)?;
+            if in_shard {
+                jobs.push(job);
+            }
         }
     }
-    if jobs.is_empty() {
+    if jobs_seen == 0 {
         anyhow::bail!("{}: no cases", args.manifest.display());
     }
     let actual_dir = args.out.join("actual");
@@ -243,6 +311,10 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
         report.cases.push(result);
     }
     write_atomic(&report.html, html(&report, args).as_bytes())?;
+    if let Some(path) = &args.junit {
+        write_atomic(path, junit(&report, args).as_bytes())
+            .with_context(|| format!("cannot write the JUnit report {}", path.display()))?;
+    }
     Ok(report)
 }
 
@@ -268,17 +340,10 @@ fn html(report: &Report, args: &RegressArgs) -> String {
         escape(&args.manifest.display().to_string()),
         escape(&args.golden.display().to_string()),
     );
-    for c in &report.cases {
-        let detail = match (&c.problem, &c.comparison) {
-            (Some(p), _) => escape(p),
-            (None, Some(cmp)) => format!(
-                "largest difference {}, {:.4} % of pixels over {}",
-                cmp.max_channel_diff,
-                cmp.share * 100.0,
-                cmp.thresholds.max_pixel_diff
-            ),
-            (None, None) => String::new(),
-        };
+    // Failures first: they are what the reader came for.
+    let (failed, passed): (Vec<&CaseResult>, Vec<&CaseResult>) =
+        report.cases.iter().partition(|c| !c.passed());
+    for c in failed.into_iter().chain(passed) {
         let (class, word) = if c.passed() {
             ("pass", "pass")
         } else {
@@ -286,7 +351,8 @@ fn html(report: &Report, args: &RegressArgs) -> String {
         };
         let _ = writeln!(
             s,
-            "<tr><td class=\"{class}\">{word}</td><td><a href=\"#{n}\">{n}</a></td><td>{detail}</td></tr>",
+            "<tr><td class=\"{class}\">{word}</td><td><a href=\"#{n}\">{n}</a></td><td>{}</td></tr>",
+            escape(&c.detail()),
             n = escape(&c.name)
         );
     }
@@ -314,6 +380,43 @@ fn html(report: &Report, args: &RegressArgs) -> String {
             );
         }
     }
+    s
+}
+
+/// The outcome as JUnit XML: one test suite (named after the manifest, and the shard when
+/// there is one), one test case per picture, a failure element with the comparison's text.
+fn junit(report: &Report, args: &RegressArgs) -> String {
+    let mut suite = format!("regress {}", args.manifest.display());
+    if let Some(shard) = args.shard {
+        let _ = write!(suite, " shard {shard}");
+    }
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        s,
+        "<testsuites tests=\"{n}\" failures=\"{f}\">\n<testsuite name=\"{name}\" tests=\"{n}\" failures=\"{f}\" errors=\"0\" time=\"{t:.3}\">",
+        n = report.cases.len(),
+        f = report.failures(),
+        name = escape(&suite),
+        t = (report.timings.simulation + report.timings.drawing).as_secs_f64(),
+    );
+    for c in &report.cases {
+        let name = escape(&c.name);
+        if c.passed() {
+            let _ = writeln!(s, "<testcase classname=\"regress\" name=\"{name}\"/>");
+            continue;
+        }
+        let text = match &c.comparison {
+            Some(cmp) => cmp.to_text(),
+            None => c.detail(),
+        };
+        let _ = writeln!(
+            s,
+            "<testcase classname=\"regress\" name=\"{name}\">\n<failure message=\"{}\">{}</failure>\n</testcase>",
+            escape(&c.detail()),
+            escape(&text)
+        );
+    }
+    s.push_str("</testsuite>\n</testsuites>\n");
     s
 }
 
