@@ -239,3 +239,22 @@ fn commands_take_effect_after_the_frame_and_a_bad_clip_changes_nothing() {
     assert_eq!(h.state().scene().params(), &before);
     assert!(!h.state().is_dirty());
 }
+
+#[test]
+fn view_quality_is_picked_in_the_view_menu_and_automatic_says_what_it_chose() {
+    use cloth_tuner::render::Quality;
+    let mut h = harness();
+    assert_eq!(h.state().quality(), Quality::Automatic);
+    h.get_by_label("View").click();
+    h.run();
+    // This harness has no OpenGL, which is no software rasteriser: Automatic means Full.
+    assert!(h.query_by_label("Automatic (Full on no OpenGL)").is_some());
+    h.get_by_label("Fast (1/2 resolution)").click();
+    h.run();
+    assert_eq!(h.state().quality(), Quality::Fast);
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("Balanced (3/4 resolution)").click();
+    h.run();
+    assert_eq!(h.state().quality(), Quality::Balanced);
+}

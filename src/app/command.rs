@@ -11,7 +11,7 @@ use glam::Vec3;
 use super::{App, FileTask, Pending};
 use crate::export::Engine;
 use crate::preset::Garment;
-use crate::render::{FabricLook, Overlays, View};
+use crate::render::{FabricLook, Overlays, Quality, View};
 use crate::sim::FabricParams;
 
 /// One thing the artist asked for.
@@ -76,6 +76,8 @@ pub enum Command {
     },
     SetOverlays(Overlays),
     SetLook(FabricLook),
+    /// View > Quality.
+    SetQuality(Quality),
     SetView(View),
     FrameCharacter,
     SetFollow(bool),
@@ -142,6 +144,7 @@ impl App {
             Command::Drag { particle, target } => playback.scene_mut().drag(particle, target),
             Command::SetOverlays(o) => self.view.overlays = o,
             Command::SetLook(look) => self.view.look = look,
+            Command::SetQuality(q) => self.view.quality = q,
             Command::SetView(view) => {
                 let root = playback.scene().root().rotation;
                 let facing = root.to_euler(glam::EulerRot::YXZ).0;

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::export::{export_for_engine, Engine, EngineExport, GridSize};
 use crate::preset::Preset;
-use crate::render::{FabricLook, OrbitCamera, Overlays};
+use crate::render::{FabricLook, OrbitCamera, Overlays, Quality};
 use crate::rig::{Character, Scene};
 use crate::sim::FabricParams;
 pub use character_panel::CharacterEditor;
@@ -69,6 +69,8 @@ pub struct Persisted {
     pub looping: bool,
     /// The glTF character last played (`None`: the built-in one).
     pub character: Option<PathBuf>,
+    /// View > Quality.
+    pub quality: Quality,
 }
 
 /// Something that would throw away unsaved changes, waiting for the artist's answer.
@@ -258,6 +260,7 @@ impl App {
         let view = ViewState {
             camera: persisted.camera.clone(),
             overlays: persisted.overlays.clone(),
+            quality: persisted.quality,
             look: FabricLook::for_preset(&look_key(&preset, path.as_deref())),
             viewport,
             fps: FpsMeter::new(options.report_fps),
@@ -497,6 +500,11 @@ impl App {
         self.export_report.as_deref()
     }
 
+    /// View > Quality as chosen (Automatic resolves per renderer when drawing).
+    pub fn quality(&self) -> Quality {
+        self.view.quality
+    }
+
     /// The glTF character playing (`None`: the built-in one).
     pub fn character_path(&self) -> Option<&Path> {
         self.character_path.as_deref()
@@ -600,6 +608,7 @@ impl eframe::App for App {
             speed: self.playback.speed,
             looping: self.playback.looping,
             character: self.character_path.clone(),
+            quality: self.view.quality,
         };
         eframe::set_value(storage, STORAGE_KEY, &p);
     }

@@ -233,6 +233,7 @@ impl App {
         let scene = self.playback.scene();
         let view = &mut self.view;
         let snapshot = view.viewport.snapshot(scene, view.look);
+        view.viewport.set_quality(view.quality);
         let positions = scene.cloth().positions();
         view.viewport.ui(
             ui,

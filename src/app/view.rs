@@ -6,7 +6,7 @@ use egui::Ui;
 
 use super::command::Command;
 use super::viewport::Viewport;
-use crate::render::{FabricLook, OrbitCamera, Overlays, View};
+use crate::render::{FabricLook, OrbitCamera, Overlays, Quality, View};
 
 /// Seconds between two frame-rate lines on stderr (`--report-fps`).
 const FPS_REPORT_SECONDS: f64 = 3.0;
@@ -15,6 +15,8 @@ const FPS_REPORT_SECONDS: f64 = 3.0;
 pub struct ViewState {
     pub camera: OrbitCamera,
     pub overlays: Overlays,
+    /// View > Quality, as chosen (Automatic resolves per renderer when drawing).
+    pub quality: Quality,
     pub look: FabricLook,
     pub viewport: Viewport,
     pub fps: FpsMeter,
@@ -64,6 +66,29 @@ impl FpsMeter {
 }
 
 impl ViewState {
+    /// View > Quality: one entry per level; Automatic says what it picked on this renderer.
+    fn quality_menu(&self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let renderer = self.viewport.gl_renderer();
+        let software = self.viewport.software_renderer();
+        ui.label("Quality");
+        let mut q = self.quality;
+        for level in Quality::ALL {
+            let label = if level == Quality::Automatic {
+                format!(
+                    "Automatic ({} on {renderer})",
+                    level.resolve(software).label()
+                )
+            } else {
+                level.label().to_string()
+            };
+            ui.radio_value(&mut q, level, label)
+                .on_hover_text(level.tooltip());
+        }
+        if q != self.quality {
+            out.push(Command::SetQuality(q));
+        }
+    }
+
     /// The View menu: layers, the fabric look and the camera.
     pub fn menu(&self, ui: &mut Ui, out: &mut Vec<Command>) {
         let mut o = self.overlays.clone();
@@ -100,6 +125,8 @@ impl ViewState {
         if look != self.look {
             out.push(Command::SetLook(look));
         }
+        ui.separator();
+        self.quality_menu(ui, out);
         ui.separator();
         for (label, view) in [
             ("Front view", View::Front),

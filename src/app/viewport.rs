@@ -8,8 +8,10 @@ use egui::{PointerButton, Rect, Sense, Ui};
 use glam::{Mat4, Vec3};
 
 use super::command::Command;
+use crate::render::quality::{is_software_renderer, ScaledView};
 use crate::render::{
-    scene_data, ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Renderer, SceneData,
+    scene_data, ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Quality, Renderer,
+    SceneData,
 };
 use crate::rig::Scene;
 use crate::sim::{Collider, Topology};
@@ -87,6 +89,13 @@ struct Poke {
 /// The viewport's state.
 pub struct Viewport {
     renderer: Option<Arc<Mutex<Renderer>>>,
+    /// The offscreen picture of a scaled-down view (View > Quality below Full).
+    scaled: Arc<Mutex<Option<ScaledView>>>,
+    /// `GL_RENDERER`, and whether it is a software rasteriser.
+    gl_renderer: String,
+    software: bool,
+    /// View > Quality, as chosen.
+    quality: Quality,
     error: Option<String>,
     rect: Option<Rect>,
     body_indices: Arc<Vec<u32>>,
@@ -106,6 +115,13 @@ impl Viewport {
     /// Sets up the renderer on eframe's GL context; with no GL (tests) the viewport shows a
     /// note instead.
     pub fn new(gl: Option<Arc<eframe::glow::Context>>) -> Self {
+        use eframe::glow::HasContext as _;
+        // SAFETY: a plain query on the context eframe made current for this thread.
+        let gl_renderer = gl
+            .as_ref()
+            .map(|gl| unsafe { gl.get_parameter_string(eframe::glow::RENDERER) })
+            .unwrap_or_else(|| "no OpenGL".to_string());
+        let software = is_software_renderer(&gl_renderer);
         let (renderer, error) = match gl {
             None => (None, Some("no OpenGL context".to_string())),
             Some(gl) => match three_d::Context::from_gl_context(gl) {
@@ -118,6 +134,10 @@ impl Viewport {
         };
         Self {
             renderer,
+            scaled: Arc::new(Mutex::new(None)),
+            gl_renderer,
+            software,
+            quality: Quality::default(),
             error,
             rect: None,
             body_indices: Arc::new(Vec::new()),
@@ -132,6 +152,22 @@ impl Viewport {
                 .filter(|s| s.is_finite() && *s >= 0.0)
                 .map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s)),
         }
+    }
+
+    /// Sets View > Quality for the frames drawn from now on.
+    pub fn set_quality(&mut self, quality: Quality) {
+        self.quality = quality;
+    }
+
+    /// The OpenGL renderer's name (`GL_RENDERER`).
+    pub fn gl_renderer(&self) -> &str {
+        &self.gl_renderer
+    }
+
+    /// Whether the renderer is a software rasteriser (View > Quality's Automatic draws fewer
+    /// pixels there).
+    pub fn software_renderer(&self) -> bool {
+        self.software
     }
 
     /// Why drawing stopped (a panic inside the 3D drawing), if it did.
@@ -296,6 +332,8 @@ impl Viewport {
                 let panic_at = self.panic_at;
                 let camera = camera.clone();
                 let overlays = overlays.clone();
+                let scaled = self.scaled.clone();
+                let quality = self.quality.resolve(self.software);
                 let callback = egui::PaintCallback {
                     rect,
                     callback: Arc::new(eframe::egui_glow::CallbackFn::new(
@@ -321,12 +359,25 @@ impl Viewport {
                                     if panic_at.is_some_and(|t| std::time::Instant::now() >= t) {
                                         panic!("test panic in drawing (CLOTH_TUNER_TEST_PANIC_IN_DRAW)");
                                     }
-                                    r.draw(
+                                    r.shadow_map_size = quality.shadow_map_size();
+                                    let Ok(mut scaled) = scaled.lock() else {
+                                        return;
+                                    };
+                                    ScaledView::draw(
+                                        &mut scaled,
+                                        &ctx,
                                         &target,
                                         viewport,
-                                        &camera,
-                                        &snapshot.scene(),
-                                        &overlays,
+                                        quality.scale(),
+                                        |target, viewport| {
+                                            r.draw(
+                                                target,
+                                                viewport,
+                                                &camera,
+                                                &snapshot.scene(),
+                                                &overlays,
+                                            )
+                                        },
                                     );
                                 },
                             ));

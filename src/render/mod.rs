@@ -6,6 +6,7 @@
 pub mod camera;
 pub mod fabric;
 pub mod headless;
+pub mod quality;
 
 use glam::{Mat4 as GMat4, Quat, Vec3 as GVec3};
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,7 @@ use crate::rig::Scene;
 use crate::sim::{Collider, Topology};
 pub use camera::{OrbitCamera, View};
 pub use fabric::FabricLook;
+pub use quality::Quality;
 
 /// Which debug overlays are drawn. Persisted with the window state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -337,6 +339,8 @@ pub struct Renderer {
     ambient: AmbientLight,
     /// The background colour, linear 0..1.
     pub background: [f32; 3],
+    /// Side of the key light's shadow map, texels (1024 unless View > Quality says less).
+    pub shadow_map_size: u32,
 }
 
 impl Renderer {
@@ -410,6 +414,7 @@ impl Renderer {
             ),
             ambient: AmbientLight::new(ctx, 0.35, srgba(210, 220, 235, 255)),
             background: [0.30, 0.33, 0.36],
+            shadow_map_size: 1024,
         }
     }
 
@@ -494,6 +499,12 @@ impl Renderer {
         }
 
         self.update_overlays(root, scene, overlays);
+        // The ground is 80 m across: it moves with the character in whole 10 m steps (whole
+        // texture repeats, so the tiles stay put), so a long walk never runs off its edge.
+        let step = |v: f32| (v / 10.0).round() * 10.0;
+        let under = GVec3::new(step(followed.x), 0.0, step(followed.z));
+        self.ground
+            .set_transformation(m4(GMat4::from_translation(under)));
 
         // Shadows from the body and jacket only (the ground would stretch the shadow map).
         if overlays.shadows {
@@ -504,7 +515,7 @@ impl Renderer {
                 .collect();
             if casters.is_empty() {
                 self.key.clear_shadow_map();
-            } else if let Err(e) = self.key.generate_shadow_map(1024, casters) {
+            } else if let Err(e) = self.key.generate_shadow_map(self.shadow_map_size, casters) {
                 eprintln!("cloth-tuner: shadow map failed: {e}");
                 self.key.clear_shadow_map();
             }
