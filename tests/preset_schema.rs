@@ -125,3 +125,39 @@ fn schema_ranges_come_from_the_parameter_table() {
         }
     }
 }
+
+#[test]
+fn shipped_presets_follow_the_article_and_validate_warns_when_one_does_not() {
+    for path in shipped_presets() {
+        let p = Preset::load(&path).unwrap();
+        assert_eq!(
+            p.params.article_departures(),
+            Vec::<String>::new(),
+            "{}",
+            path.display()
+        );
+    }
+    // Edges damped more than the body and contact damping below the base: both named, and
+    // the file still validates (a warning, not a failure).
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string("presets/tweed.json").unwrap()).unwrap();
+    doc["params"]["edge_damping"] = serde_json::json!(0.05);
+    doc["params"]["contact_damping"] = serde_json::json!(0.005);
+    let path = dir.path().join("inverted.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cloth-tuner"))
+        .args(["validate", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("inverted.json: warning: edge_damping 0.05 is above damping 0.0096"),
+        "{text}"
+    );
+    assert!(
+        text.contains("inverted.json: warning: contact_damping 0.005 is below damping 0.0096"),
+        "{text}"
+    );
+}

@@ -37,7 +37,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check preset files: exits 0 when every file loads and every value is in range, 1 when
-    /// any does not (each problem printed with file, line, field and allowed range).
+    /// any does not (each problem printed with file, line, field and allowed range). Knobs
+    /// that contradict the article (edges damped more than the body, contact damping below
+    /// the base damping) are printed as warnings and do not change the exit code.
     Validate {
         /// Preset files (JSON).
         #[arg(required = true)]
@@ -450,13 +452,18 @@ fn validate(files: &[PathBuf]) -> ExitCode {
     let mut failed = 0;
     for f in files {
         match Preset::load(f) {
-            Ok(p) => println!(
-                "{}: ok ({}, {}, {} Hz)",
-                f.display(),
-                p.name,
-                p.garment.as_str(),
-                p.params.timestep_hz
-            ),
+            Ok(p) => {
+                println!(
+                    "{}: ok ({}, {}, {} Hz)",
+                    f.display(),
+                    p.name,
+                    p.garment.as_str(),
+                    p.params.timestep_hz
+                );
+                for w in p.params.article_departures() {
+                    eprintln!("{}: warning: {w}", f.display());
+                }
+            }
             Err(e) => {
                 failed += 1;
                 eprintln!("{e}");

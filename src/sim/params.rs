@@ -451,6 +451,29 @@ impl FabricParams {
         }
     }
 
+    /// Where the knobs contradict the article's fabric (valid, but probably not meant): the
+    /// edges damped more than the body (they should be livelier, so hem and front edges
+    /// flutter), or contact damping below the base damping (touching the body should calm the
+    /// cloth while walking, not make it livelier). One sentence per contradiction.
+    pub fn article_departures(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.edge_damping > self.damping {
+            out.push(format!(
+                "edge_damping {} is above damping {}: the article damps the edges less than \
+                 the body, so the hem and front edges stay livelier",
+                self.edge_damping, self.damping
+            ));
+        }
+        if self.contact_damping < self.damping {
+            out.push(format!(
+                "contact_damping {} is below damping {}: the article damps cloth touching the \
+                 body more, so it stays calm while walking",
+                self.contact_damping, self.damping
+            ));
+        }
+        out
+    }
+
     /// A copy with every field pulled into its range (non-finite values take the default).
     pub fn clamped(&self) -> Self {
         let mut out = self.clone();
