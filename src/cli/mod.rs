@@ -380,10 +380,7 @@ fn drift_command(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let (preset, character) = prepare_run(preset, character, seconds, 600.0)?;
-    let rows = rates
-        .iter()
-        .map(|&hz| crate::rig::drift::drift(character.clone(), &preset, clip, hz, seconds))
-        .collect::<Result<Vec<_>, _>>()?;
+    let rows = crate::rig::drift::drift_rates(character, &preset, clip, rates, seconds)?;
     print_result(json, &rows, || crate::rig::drift::table(&rows))
 }
 

@@ -189,35 +189,62 @@ pub fn drift(
     to_hz: f32,
     seconds: f64,
 ) -> Result<DriftRow, DriftError> {
-    let (converted, _) = convert_preset(preset, to_hz)?;
-    let unconverted = Preset {
-        params: retimed(&preset.params, to_hz)?,
-        ..preset.clone()
-    };
-    let original = Trajectory::record(character.clone(), preset, clip, seconds)?;
-    let conv = Trajectory::record(character.clone(), &converted, clip, seconds)?;
-    let plain = Trajectory::record(character.clone(), &unconverted, clip, seconds)?;
-    let floor = Trajectory::record(character, &nudged(preset), clip, seconds)?;
-    let (converted_rms_cm, converted_max_cm) = conv.distance_from(&original);
-    let (unconverted_rms_cm, unconverted_max_cm) = plain.distance_from(&original);
-    let (floor_rms_cm, floor_max_cm) = floor.distance_from(&original);
-    Ok(DriftRow {
-        preset: preset.name.clone(),
-        clip: clip.to_string(),
-        from_hz: preset.params.timestep_hz,
-        to_hz,
-        seconds,
-        converted_rms_cm,
-        converted_max_cm,
-        unconverted_rms_cm,
-        unconverted_max_cm,
-        floor_rms_cm,
-        floor_max_cm,
-        original_swing_cm: original.swing_cm(),
-        converted_swing_cm: conv.swing_cm(),
-        unconverted_swing_cm: plain.swing_cm(),
-        floor_swing_cm: floor.swing_cm(),
-    })
+    let mut rows = drift_rates(character, preset, clip, &[to_hz], seconds)?;
+    Ok(rows.remove(0))
+}
+
+/// [`drift`] for each rate of `rates`, in that order. The preset at its own rate and its
+/// floor run once for all of them, and every run is on its own core where there is one (the
+/// runs share nothing, so the figures are those of running them one by one).
+pub fn drift_rates(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    rates: &[f32],
+    seconds: f64,
+) -> Result<Vec<DriftRow>, DriftError> {
+    use rayon::prelude::*;
+    // The runs: the original, its floor, then the converted and unconverted preset per rate.
+    let mut runs = vec![preset.clone(), nudged(preset)];
+    for &to_hz in rates {
+        runs.push(convert_preset(preset, to_hz)?.0);
+        runs.push(Preset {
+            params: retimed(&preset.params, to_hz)?,
+            ..preset.clone()
+        });
+    }
+    let tracks = runs
+        .par_iter()
+        .map(|p| Trajectory::record(character.clone(), p, clip, seconds))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (original, floor) = (&tracks[0], &tracks[1]);
+    let (floor_rms_cm, floor_max_cm) = floor.distance_from(original);
+    Ok(rates
+        .iter()
+        .zip(tracks[2..].chunks(2))
+        .map(|(&to_hz, pair)| {
+            let (conv, plain) = (&pair[0], &pair[1]);
+            let (converted_rms_cm, converted_max_cm) = conv.distance_from(original);
+            let (unconverted_rms_cm, unconverted_max_cm) = plain.distance_from(original);
+            DriftRow {
+                preset: preset.name.clone(),
+                clip: clip.to_string(),
+                from_hz: preset.params.timestep_hz,
+                to_hz,
+                seconds,
+                converted_rms_cm,
+                converted_max_cm,
+                unconverted_rms_cm,
+                unconverted_max_cm,
+                floor_rms_cm,
+                floor_max_cm,
+                original_swing_cm: original.swing_cm(),
+                converted_swing_cm: conv.swing_cm(),
+                unconverted_swing_cm: plain.swing_cm(),
+                floor_swing_cm: floor.swing_cm(),
+            }
+        })
+        .collect())
 }
 
 /// `preset` with `damping` moved by [`FLOOR_NUDGE`] (down where up would leave its range).
@@ -241,9 +268,11 @@ pub fn floor(
     clip: &str,
     seconds: f64,
 ) -> Result<(f32, f32), SceneError> {
-    let original = Trajectory::record(character.clone(), preset, clip, seconds)?;
-    let nudged = Trajectory::record(character, &nudged(preset), clip, seconds)?;
-    Ok(nudged.distance_from(&original))
+    let (original, nudged) = rayon::join(
+        || Trajectory::record(character.clone(), preset, clip, seconds),
+        || Trajectory::record(character.clone(), &nudged(preset), clip, seconds),
+    );
+    Ok(nudged?.distance_from(&original?))
 }
 
 /// The rows as a Markdown table.
