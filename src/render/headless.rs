@@ -11,7 +11,7 @@ use glutin::api::egl::display::Display;
 use glutin::config::{ConfigSurfaceTypes, ConfigTemplateBuilder};
 use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::display::GlDisplay;
-use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Viewport, Wrapping};
+use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Viewport};
 
 use super::{FabricLook, OrbitCamera, Overlays, Renderer, SceneData, View};
 use crate::picture::Rgba;
@@ -139,23 +139,8 @@ impl Offscreen {
             return Err(HeadlessError::Size { width, height });
         }
         let ctx = gl.context();
-        let color = Texture2D::new_empty::<[u8; 4]>(
-            ctx,
-            width,
-            height,
-            Interpolation::Nearest,
-            Interpolation::Nearest,
-            None,
-            Wrapping::ClampToEdge,
-            Wrapping::ClampToEdge,
-        );
-        let depth = DepthTexture2D::new::<f32>(
-            ctx,
-            width,
-            height,
-            Wrapping::ClampToEdge,
-            Wrapping::ClampToEdge,
-        );
+        let (color, depth) =
+            super::quality::picture_targets(ctx, width, height, Interpolation::Nearest);
         Ok(Self {
             ctx: ctx.clone(),
             color,

@@ -9,6 +9,34 @@ use three_d::{
     ScissorBox, Texture2D, Viewport, Wrapping, WriteMask,
 };
 
+/// An RGBA colour texture and a depth texture of `width` x `height` to draw a picture into;
+/// `filter` is how the colour is sampled when the picture is shown at another size.
+pub fn picture_targets(
+    ctx: &Context,
+    width: u32,
+    height: u32,
+    filter: Interpolation,
+) -> (Texture2D, DepthTexture2D) {
+    let color = Texture2D::new_empty::<[u8; 4]>(
+        ctx,
+        width,
+        height,
+        filter,
+        filter,
+        None,
+        Wrapping::ClampToEdge,
+        Wrapping::ClampToEdge,
+    );
+    let depth = DepthTexture2D::new::<f32>(
+        ctx,
+        width,
+        height,
+        Wrapping::ClampToEdge,
+        Wrapping::ClampToEdge,
+    );
+    (color, depth)
+}
+
 /// How the window's 3D view trades sharpness for speed. Persisted with the window state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Quality {
@@ -160,23 +188,7 @@ impl ScaledView {
 
     fn new(ctx: &Context, (width, height): (u32, u32)) -> Self {
         // Linear magnification: scaled up, the picture is soft rather than blocky.
-        let color = Texture2D::new_empty::<[u8; 4]>(
-            ctx,
-            width,
-            height,
-            Interpolation::Linear,
-            Interpolation::Linear,
-            None,
-            Wrapping::ClampToEdge,
-            Wrapping::ClampToEdge,
-        );
-        let depth = DepthTexture2D::new::<f32>(
-            ctx,
-            width,
-            height,
-            Wrapping::ClampToEdge,
-            Wrapping::ClampToEdge,
-        );
+        let (color, depth) = picture_targets(ctx, width, height, Interpolation::Linear);
         Self {
             color,
             depth,
