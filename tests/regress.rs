@@ -445,3 +445,76 @@ fn a_manifest_case_plays_the_character_it_names() {
     let again = run(false);
     assert_eq!(again.failures(), 0, "{}", summary(&again));
 }
+
+/// The knob moved as a 5 % drift would move it: a number 5 % up (down where up leaves its
+/// range; 5 % of the range from 0), a count one step, a switch flipped.
+fn nudged(spec: &cloth_tuner::sim::ParamSpec, v: f64) -> f64 {
+    use cloth_tuner::sim::ParamKind;
+    match spec.kind {
+        ParamKind::Bool => 1.0 - v,
+        ParamKind::Int if v < spec.max => v + 1.0,
+        ParamKind::Int => v - 1.0,
+        ParamKind::Float if v == 0.0 => spec.max * 0.05,
+        ParamKind::Float if v * 1.05 <= spec.max => v * 1.05,
+        ParamKind::Float => v * 0.95,
+    }
+}
+
+#[test]
+fn moving_any_knob_of_a_shipped_preset_by_5_percent_fails_its_hem_record() {
+    use cloth_tuner::cli::record::{compare, record, record_name, HemRecord};
+    use cloth_tuner::cli::regress::Manifest;
+    use cloth_tuner::cli::render::Job;
+    use cloth_tuner::preset::Preset;
+    use cloth_tuner::render::Overlays;
+    use cloth_tuner::rig::Character;
+    use cloth_tuner::sim::FabricParams;
+    use std::sync::Arc;
+    // No pictures here, so no GL: the records alone.
+    let manifest = Manifest::load(Path::new("tests/regress.json")).unwrap();
+    let spec = manifest
+        .records
+        .clone()
+        .expect("the shipped suite records the hem");
+    let character = Arc::new(Character::builtin());
+    let dir = scratch("regress-knobs");
+    let job = |preset: &Path, clip: &str| {
+        Job::new(
+            &character,
+            None,
+            preset,
+            clip,
+            &[1],
+            vec![CameraSpec::Front],
+            Overlays::default(),
+        )
+        .unwrap()
+    };
+    let mut missed = Vec::new();
+    for case in &manifest.cases {
+        let base = Preset::load(&case.preset).unwrap();
+        let path = dir.join(case.preset.file_name().unwrap());
+        for knob in FabricParams::SPECS {
+            let mut moved = base.clone();
+            let v = moved.params.get(knob.name).unwrap();
+            assert!(moved.params.set(knob.name, nudged(knob, v)));
+            std::fs::write(&path, moved.to_json()).unwrap();
+            // Caught when any clip's hem leaves its record.
+            let caught = case.clips.iter().any(|clip| {
+                let j = job(&path, clip);
+                let golden = Path::new("tests/golden").join(record_name(&j));
+                let expected: HemRecord =
+                    serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+                let actual = record(&j, &spec).unwrap();
+                compare(&expected, &actual, spec.tolerance_cm).map_or(true, |c| !c.passes())
+            });
+            if !caught {
+                missed.push(format!("{} {}", base.name, knob.name));
+            }
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "5 % moves the suite does not catch: {missed:?}"
+    );
+}

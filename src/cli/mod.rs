@@ -14,6 +14,8 @@ mod export;
 
 pub use character::{load_character, CharacterArgs};
 #[cfg(feature = "gui")]
+pub mod record;
+#[cfg(feature = "gui")]
 pub mod regress;
 #[cfg(feature = "gui")]
 pub mod render;

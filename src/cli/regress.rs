@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use super::character::{character_label, load_character};
 use super::compare::{compare, diff_image, Comparison, Thresholds};
+use super::record::{compare as compare_record, record, record_name, RecordComparison, RecordSpec};
 use super::render::{
     overlays, progress_bar, run_job, total, writable_dir, Job, OverlayName, Shot, Timings,
 };
@@ -29,6 +30,9 @@ pub struct Manifest {
     pub max_pixel_diff: u8,
     /// A case passes while at most this share of its pixels differ (0 to 1).
     pub max_diff_share: f64,
+    /// Also record the hem's path through each preset x clip and compare it (optional).
+    #[serde(default)]
+    pub records: Option<RecordSpec>,
     pub cases: Vec<ManifestCase>,
 }
 
@@ -60,6 +64,9 @@ impl Manifest {
         let m: Manifest = serde_path_to_error::deserialize(de).map_err(|e| {
             anyhow::anyhow!("{}: field `{}`: {}", path.display(), e.path(), e.inner())
         })?;
+        if let Some(e) = m.records.as_ref().and_then(|r| r.check().err()) {
+            anyhow::bail!("{}: {e}", path.display());
+        }
         if !(0.0..=1.0).contains(&m.max_diff_share) {
             anyhow::bail!(
                 "{}: field `max_diff_share`: {} is out of range (0 to 1)",
@@ -136,13 +143,17 @@ pub struct CaseResult {
     pub name: String,
     /// `None` when there was no golden picture.
     pub comparison: Option<Comparison>,
+    /// How the hem's path compared with its record (a record case, not a picture).
+    pub record: Option<RecordComparison>,
     /// Why it failed when not by the comparison (no golden, a different size).
     pub problem: Option<String>,
 }
 
 impl CaseResult {
     pub fn passed(&self) -> bool {
-        self.problem.is_none() && self.comparison.as_ref().is_some_and(Comparison::passes)
+        self.problem.is_none()
+            && (self.comparison.as_ref().is_some_and(Comparison::passes)
+                || self.record.is_some_and(|r| r.passes()))
     }
 
     /// One line on how the picture compared (or why it could not be compared).
@@ -155,7 +166,7 @@ impl CaseResult {
                 cmp.share * 100.0,
                 cmp.thresholds.max_pixel_diff
             ),
-            (None, None) => String::new(),
+            (None, None) => self.record.map(|r| r.to_text()).unwrap_or_default(),
         }
     }
 }
@@ -279,6 +290,7 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
             CaseResult {
                 name: shot.name.clone(),
                 comparison: None,
+                record: None,
                 problem: Some(format!(
                     "no golden picture {} (write it with --update)",
                     golden.display()
@@ -298,17 +310,22 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
                     CaseResult {
                         name: shot.name.clone(),
                         comparison: Some(c),
+                        record: None,
                         problem: None,
                     }
                 }
                 Err(e) => CaseResult {
                     name: shot.name.clone(),
                     comparison: None,
+                    record: None,
                     problem: Some(format!("{}: {e}", golden.display())),
                 },
             }
         };
         report.cases.push(result);
+    }
+    if let Some(spec) = &manifest.records {
+        check_records(&jobs, spec, args, &actual_dir, &mut report)?;
     }
     write_atomic(&report.html, html(&report, args).as_bytes())?;
     if let Some(path) = &args.junit {
@@ -316,6 +333,60 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
             .with_context(|| format!("cannot write the JUnit report {}", path.display()))?;
     }
     Ok(report)
+}
+
+/// Records every job's hem, writes it to `actual/` (and, with `--update`, to the goldens once
+/// all are recorded) and compares it with the golden record: one case per job.
+fn check_records(
+    jobs: &[Job],
+    spec: &RecordSpec,
+    args: &RegressArgs,
+    actual_dir: &Path,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let records = jobs
+        .iter()
+        .map(|job| Ok((record_name(job), record(job, spec)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let json = |r| serde_json::to_vec(r).map_err(anyhow::Error::from);
+    for (name, rec) in &records {
+        write_atomic(&actual_dir.join(name), &json(rec)?)?;
+    }
+    if args.update {
+        for (name, rec) in &records {
+            let path = args.golden.join(name);
+            write_atomic(&path, &json(rec)?)?;
+            report.updated.push(path);
+        }
+    }
+    for (name, rec) in records {
+        let golden = args.golden.join(&name);
+        let compared = std::fs::read(&golden)
+            .map_err(|e| {
+                format!(
+                    "no record {} ({e}; write it with --update)",
+                    golden.display()
+                )
+            })
+            .and_then(|bytes| {
+                serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", golden.display()))
+            })
+            .and_then(|expected| {
+                compare_record(&expected, &rec, spec.tolerance_cm)
+                    .map_err(|e| format!("{}: {e}", golden.display()))
+            });
+        let (record, problem) = match compared {
+            Ok(c) => (Some(c), None),
+            Err(p) => (None, Some(p)),
+        };
+        report.cases.push(CaseResult {
+            name,
+            comparison: None,
+            record,
+            problem,
+        });
+    }
+    Ok(())
 }
 
 fn escape(s: &str) -> String {
@@ -372,6 +443,8 @@ fn html(report: &Report, args: &RegressArgs) -> String {
                     "<figure><img src=\"{dir}/{n}\" alt=\"{label}\"><figcaption>{label}</figcaption></figure>"
                 );
             }
+        } else if let Some(r) = &c.record {
+            let _ = writeln!(s, "<p>{}</p>", escape(&r.to_text()));
         } else if let Some(p) = &c.problem {
             let _ = writeln!(
                 s,
@@ -432,6 +505,9 @@ pub fn summary(report: &Report) -> String {
             for line in cmp.to_text().lines() {
                 let _ = writeln!(s, "  {line}");
             }
+        }
+        if let Some(r) = &c.record {
+            let _ = writeln!(s, "  {}", r.to_text());
         }
     }
     for p in &report.updated {
