@@ -7,7 +7,7 @@
 mod common;
 
 use cloth_tuner::rig::{Character, CharacterSettings, Role as RigRole};
-use cloth_tuner_assets::test_rig::{bone_names, test_rig_glb, Naming, RigStyle};
+use cloth_tuner_assets::test_rig::{self, test_rig_glb, Naming, RigStyle};
 use common::{harness, type_path};
 use eframe::egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
@@ -128,9 +128,7 @@ fn open_walking_rig(
 
 /// The rig's name for the built-in bone `builtin` under `naming`.
 fn bone_called(naming: Naming, builtin: &str) -> String {
-    let names = bone_names(naming);
-    let builtin_names = bone_names(Naming::Builtin);
-    names[builtin_names.iter().position(|n| n == builtin).unwrap()].clone()
+    test_rig::bone_called(naming, builtin).unwrap()
 }
 
 #[test]
@@ -165,18 +163,11 @@ fn a_rig_with_unknown_bone_names_opens_the_picker_and_its_saved_map_loads_everyw
     assert_eq!(picked.get(&RigRole::Pelvis), Some(&pelvis), "{picked:?}");
 
     // The rest as the picker would set them, then Save.
-    for (role, builtin) in [
-        (RigRole::Neck, "neck"),
-        (RigRole::Head, "head"),
-        (RigRole::UpperarmL, "upperarm_l"),
-        (RigRole::UpperarmR, "upperarm_r"),
-        (RigRole::ForearmL, "forearm_l"),
-        (RigRole::ForearmR, "forearm_r"),
-        (RigRole::ThighL, "thigh_l"),
-        (RigRole::ThighR, "thigh_r"),
-        (RigRole::ShinL, "calf_l"),
-        (RigRole::ShinR, "calf_r"),
-    ] {
+    for (role, builtin) in test_rig::MAPPED_ROLES {
+        let role = *RigRole::REQUIRED.iter().find(|r| r.name() == role).unwrap();
+        if role == RigRole::Pelvis {
+            continue;
+        }
         let bone = bone_called(Naming::Unknown, builtin);
         let editor = h.state_mut().character_editor_mut().unwrap();
         editor.settings.bones.insert(role, bone);

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cloth_tuner::rig::{Character, CharacterSettings, RigError, Role, Scene};
-use cloth_tuner_assets::test_rig::{bone_names, test_rig_glb, test_rig_gltf, Naming, RigStyle};
+use cloth_tuner_assets::test_rig::{
+    bone_called, test_rig_glb, test_rig_gltf, Naming, RigStyle, MAPPED_ROLES,
+};
 use glam::{Quat, Vec3};
 use jacket_checks::{assert_jacket_holds, preset, PRESETS};
 
@@ -240,24 +242,12 @@ fn unknown_names_need_a_bone_map_which_names_the_missing_roles() {
     );
 
     // The bone map beside the file, as the tuner's picker would save it.
-    let names = bone_names(Naming::Unknown);
-    let builtin = bone_names(Naming::Builtin);
-    let bone = |b: &str| names[builtin.iter().position(|n| n == b).unwrap()].clone();
     let mut settings = CharacterSettings::default();
-    for (role, b) in [
-        (Role::Pelvis, "pelvis"),
-        (Role::Neck, "neck"),
-        (Role::Head, "head"),
-        (Role::UpperarmL, "upperarm_l"),
-        (Role::UpperarmR, "upperarm_r"),
-        (Role::ForearmL, "forearm_l"),
-        (Role::ForearmR, "forearm_r"),
-        (Role::ThighL, "thigh_l"),
-        (Role::ThighR, "thigh_r"),
-        (Role::ShinL, "calf_l"),
-        (Role::ShinR, "calf_r"),
-    ] {
-        settings.bones.insert(role, bone(b));
+    for (role, b) in MAPPED_ROLES {
+        let role = *Role::REQUIRED.iter().find(|r| r.name() == role).unwrap();
+        settings
+            .bones
+            .insert(role, bone_called(Naming::Unknown, b).unwrap());
     }
     settings
         .save(&CharacterSettings::path_beside(&path))
@@ -265,7 +255,9 @@ fn unknown_names_need_a_bone_map_which_names_the_missing_roles() {
     let c = open(&path);
     assert_eq!(
         c.roles.bone(Role::HandL),
-        c.skeleton.find(&bone("hand_l")).unwrap()
+        c.skeleton
+            .find(&bone_called(Naming::Unknown, "hand_l").unwrap())
+            .unwrap()
     );
     assert_upright(&c, 1.8, "bone map");
     assert_jacket_fits(c, "bone map");

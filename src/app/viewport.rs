@@ -268,39 +268,56 @@ impl Viewport {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
         self.rect = Some(rect);
-        let followed = snapshot.root.w_axis.truncate();
+        self.pointer_input(ui, &response, camera, &snapshot.root, positions, out);
+        self.paint(ui, rect, camera, overlays, snapshot);
+        ui.painter().text(
+            rect.left_bottom() + egui::vec2(8.0, -8.0),
+            egui::Align2::LEFT_BOTTOM,
+            "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth",
+            egui::FontId::proportional(12.0),
+            egui::Color32::from_gray(230),
+        );
+    }
+
+    /// The mouse over the view: ctrl + left drag holds the nearest particle under the pointer
+    /// (a [`Command::Drag`] each frame, `None` on release), other drags orbit or pan, the
+    /// wheel zooms. `root` is the character's frame.
+    fn pointer_input(
+        &mut self,
+        ui: &Ui,
+        response: &egui::Response,
+        camera: &mut OrbitCamera,
+        root: &Mat4,
+        positions: &[Vec3],
+        out: &mut Vec<Command>,
+    ) {
+        let rect = response.rect;
+        let followed = root.w_axis.truncate();
         let aspect = rect.width() / rect.height().max(1.0);
         let (ctrl, shift) = ui.input(|i| (i.modifiers.command, i.modifiers.shift));
-
-        // Poke: ctrl + left drag holds the nearest particle under the pointer.
         if response.drag_started_by(PointerButton::Primary) && ctrl {
             if let Some(pointer) = response.interact_pointer_pos() {
-                let root = &snapshot.root;
                 self.poke = pick(camera, followed, aspect, rect, pointer, root, positions);
             }
         }
         if let Some(poke) = self.poke {
-            if response.dragged_by(PointerButton::Primary) {
-                if let Some(pointer) = response.interact_pointer_pos() {
-                    let ndc = to_ndc(rect, pointer);
-                    let (o, d) = camera.ray(followed, aspect, ndc);
-                    let (_, _, fwd) = camera.basis();
-                    let t = poke.depth / d.dot(fwd).max(1e-3);
-                    let world = o + d * t;
-                    let local = snapshot.root.inverse().transform_point3(world);
-                    if local.is_finite() {
-                        out.push(Command::Drag {
-                            particle: poke.particle,
-                            target: Some(local),
-                        });
-                    }
-                }
-            } else {
+            if !response.dragged_by(PointerButton::Primary) {
                 out.push(Command::Drag {
                     particle: poke.particle,
                     target: None,
                 });
                 self.poke = None;
+            } else if let Some(pointer) = response.interact_pointer_pos() {
+                let (o, d) = camera.ray(followed, aspect, to_ndc(rect, pointer));
+                let (_, _, fwd) = camera.basis();
+                let world = o + d * (poke.depth / d.dot(fwd).max(1e-3));
+                let local = root.inverse().transform_point3(world);
+                if local.is_finite() {
+                    out.push(Command::Drag {
+                        particle: poke.particle,
+                        target: Some(local),
+                    });
+                }
             }
         } else if response.dragged_by(PointerButton::Middle)
             || (response.dragged_by(PointerButton::Primary) && shift)
@@ -317,7 +334,18 @@ impl Viewport {
                 camera.zoom(scroll / 50.0);
             }
         }
+    }
 
+    /// The 3D view in `rect`, drawn by a paint callback on eframe's GL context; or, with no
+    /// renderer or after drawing failed, a note saying why.
+    fn paint(
+        &self,
+        ui: &Ui,
+        rect: Rect,
+        camera: &OrbitCamera,
+        overlays: &Overlays,
+        snapshot: Snapshot,
+    ) {
         let failed = self.failure();
         if let (Some(at), None) = (self.panic_at, &failed) {
             // The test hook: make sure a frame is drawn when it is due, even when idle.
@@ -327,67 +355,22 @@ impl Viewport {
         }
         match &self.renderer {
             Some(renderer) if failed.is_none() => {
-                let renderer = renderer.clone();
-                let failure = self.failure.clone();
-                let panic_at = self.panic_at;
-                let camera = camera.clone();
-                let overlays = overlays.clone();
-                let scaled = self.scaled.clone();
-                let quality = self.quality.resolve(self.software);
-                let callback = egui::PaintCallback {
+                let job = PaintJob {
+                    renderer: renderer.clone(),
+                    scaled: self.scaled.clone(),
+                    failure: self.failure.clone(),
+                    panic_at: self.panic_at,
+                    camera: camera.clone(),
+                    overlays: overlays.clone(),
+                    quality: self.quality.resolve(self.software),
+                    snapshot,
+                };
+                ui.painter().add(egui::PaintCallback {
                     rect,
                     callback: Arc::new(eframe::egui_glow::CallbackFn::new(
-                        move |info, _painter| {
-                            let vp = info.viewport_in_pixels();
-                            let [sw, sh] = info.screen_size_px;
-                            let Ok(mut r) = renderer.lock() else {
-                                return;
-                            };
-                            let ctx = r.context().clone();
-                            let target = three_d::RenderTarget::screen(&ctx, sw, sh);
-                            let viewport = three_d::Viewport {
-                                x: vp.left_px,
-                                y: vp.from_bottom_px,
-                                width: vp.width_px.max(0) as u32,
-                                height: vp.height_px.max(0) as u32,
-                            };
-                            // A panic inside the drawing must not take the window (and the
-                            // artist's unsaved parameters) down: catch it, remember why, and
-                            // stop drawing the 3D view.
-                            let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-                                || {
-                                    if panic_at.is_some_and(|t| std::time::Instant::now() >= t) {
-                                        panic!("test panic in drawing (CLOTH_TUNER_TEST_PANIC_IN_DRAW)");
-                                    }
-                                    r.shadow_map_size = quality.shadow_map_size();
-                                    let Ok(mut scaled) = scaled.lock() else {
-                                        return;
-                                    };
-                                    ScaledView::draw(
-                                        &mut scaled,
-                                        &ctx,
-                                        &target,
-                                        viewport,
-                                        quality.scale(),
-                                        |target, viewport| {
-                                            r.draw(
-                                                target,
-                                                viewport,
-                                                &camera,
-                                                &snapshot.scene(),
-                                                &overlays,
-                                            )
-                                        },
-                                    );
-                                },
-                            ));
-                            if let Err(payload) = drawn {
-                                record(&failure, panic_message(payload.as_ref()));
-                            }
-                        },
+                        move |info, _painter| job.run(&info),
                     )),
-                };
-                ui.painter().add(callback);
+                });
             }
             _ => {
                 ui.painter()
@@ -410,13 +393,67 @@ impl Viewport {
                 );
             }
         }
-        ui.painter().text(
-            rect.left_bottom() + egui::vec2(8.0, -8.0),
-            egui::Align2::LEFT_BOTTOM,
-            "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth",
-            egui::FontId::proportional(12.0),
-            egui::Color32::from_gray(230),
-        );
+    }
+}
+
+/// One frame of the 3D view, as the paint callback draws it on eframe's GL thread.
+struct PaintJob {
+    renderer: Arc<Mutex<Renderer>>,
+    scaled: Arc<Mutex<Option<ScaledView>>>,
+    failure: Arc<Mutex<Option<String>>>,
+    panic_at: Option<std::time::Instant>,
+    camera: OrbitCamera,
+    overlays: Overlays,
+    /// Resolved for this renderer (never Automatic).
+    quality: Quality,
+    snapshot: Snapshot,
+}
+
+impl PaintJob {
+    fn run(&self, info: &egui::PaintCallbackInfo) {
+        let vp = info.viewport_in_pixels();
+        let [sw, sh] = info.screen_size_px;
+        let (Ok(mut r), Ok(mut scaled)) = (self.renderer.lock(), self.scaled.lock()) else {
+            return;
+        };
+        let ctx = r.context().clone();
+        let target = three_d::RenderTarget::screen(&ctx, sw, sh);
+        let viewport = three_d::Viewport {
+            x: vp.left_px,
+            y: vp.from_bottom_px,
+            width: vp.width_px.max(0) as u32,
+            height: vp.height_px.max(0) as u32,
+        };
+        // A panic inside the drawing must not take the window (and the artist's unsaved
+        // parameters) down: catch it, remember why, and stop drawing the 3D view.
+        let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if self
+                .panic_at
+                .is_some_and(|t| std::time::Instant::now() >= t)
+            {
+                panic!("test panic in drawing (CLOTH_TUNER_TEST_PANIC_IN_DRAW)");
+            }
+            r.shadow_map_size = self.quality.shadow_map_size();
+            ScaledView::draw(
+                &mut scaled,
+                &ctx,
+                &target,
+                viewport,
+                self.quality.scale(),
+                |target, viewport| {
+                    r.draw(
+                        target,
+                        viewport,
+                        &self.camera,
+                        &self.snapshot.scene(),
+                        &self.overlays,
+                    )
+                },
+            );
+        }));
+        if let Err(payload) = drawn {
+            record(&self.failure, panic_message(payload.as_ref()));
+        }
     }
 }
 

@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::render::Job;
-use crate::rig::{Scene, SceneError};
+use crate::rig::drift::hem_path;
+use crate::rig::SceneError;
 
 /// What a manifest asks to record for each preset x clip.
 #[derive(Clone, Debug, Deserialize)]
@@ -94,21 +95,17 @@ pub fn record_name(job: &Job) -> String {
 
 /// Runs the job's preset on its clip and records the hem.
 pub fn record(job: &Job, spec: &RecordSpec) -> Result<HemRecord, SceneError> {
-    let mut scene = Scene::new(job.character.clone(), &job.preset, &job.clip)?;
-    scene.set_skin_body(false);
-    let topo = scene.cloth().topology();
-    let hem: Vec<usize> = ((topo.rows - 1) * topo.cols..topo.rows * topo.cols).collect();
     let dt = 1.0 / job.preset.params.timestep_hz as f64;
     let steps = (spec.seconds / dt).round() as usize;
     let every = spec.every_steps as usize;
-    let mut samples = Vec::with_capacity(steps / every + 1);
-    for step in 1..=steps {
-        scene.step();
-        if step % every == 0 {
-            let pos = scene.cloth().positions();
-            samples.push(hem.iter().map(|&i| pos[i].to_array()).collect());
-        }
-    }
+    let path = hem_path(job.character.clone(), &job.preset, &job.clip, steps, every)?;
+    // The start is the rest pose whatever the knobs: the record begins with the first sample
+    // after it.
+    let samples = path
+        .iter()
+        .skip(1)
+        .map(|hem| hem.iter().map(|p| p.to_array()).collect())
+        .collect();
     Ok(HemRecord {
         clip: job.clip.clone(),
         every_steps: spec.every_steps,

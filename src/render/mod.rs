@@ -437,7 +437,6 @@ impl Renderer {
         } else {
             GVec3::ZERO
         };
-        let aspect = viewport.width as f32 / viewport.height as f32;
         let cam = Camera::new_perspective(
             viewport,
             v3(camera.eye(followed)),
@@ -447,14 +446,65 @@ impl Renderer {
             0.05,
             200.0,
         );
-        let _ = aspect;
         let root = if scene.root.is_finite() {
             scene.root
         } else {
             GMat4::IDENTITY
         };
+        self.update_meshes(root, scene, overlays);
+        self.update_overlays(root, scene, overlays);
+        self.place_ground(followed);
+        self.update_shadows(overlays);
 
-        // Body and jacket.
+        let mut objects: Vec<&dyn Object> = vec![&self.ground];
+        for m in [&self.body, &self.jacket].into_iter().flatten() {
+            objects.push(&m.gm);
+        }
+        if let Some(h) = &self.heat {
+            objects.push(h);
+        }
+        let shapes: [(&Shapes, bool); 3] = [
+            (&self.wind, overlays.wind_arrow),
+            (&self.ellipsoids, overlays.ellipsoids),
+            (&self.max_distance, overlays.max_distance),
+        ];
+        for (s, on) in shapes {
+            if on && s.count > 0 {
+                objects.push(&s.gm);
+            }
+        }
+        // The simulation mesh, its particles and bones lie on or under the jacket: they are
+        // drawn in a second pass over the picture (depth cleared), so they always show, still
+        // hiding each other front to back.
+        let on_top: [(&Shapes, bool); 7] = [
+            (&self.stretch_links, overlays.sim_mesh),
+            (&self.shear_links, overlays.sim_mesh),
+            (&self.edge_particles, overlays.edge_particles),
+            (&self.pinned_particles, overlays.pinned_particles),
+            (&self.bone_x, overlays.sim_bones),
+            (&self.bone_y, overlays.sim_bones),
+            (&self.bone_z, overlays.sim_bones),
+        ];
+        let top_objects: Vec<&dyn Object> = on_top
+            .into_iter()
+            .filter(|(s, on)| *on && s.count > 0)
+            .map(|(s, _)| &s.gm as &dyn Object)
+            .collect();
+        let lights: [&dyn Light; 3] = [&self.key, &self.fill, &self.ambient];
+        let scissor = ScissorBox::from(viewport);
+        let [r, g, b] = self.background;
+        target
+            .clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0))
+            .render_partially(scissor, &cam, objects, &lights);
+        if !top_objects.is_empty() {
+            target
+                .clear_partially(scissor, ClearState::depth(1.0))
+                .render_partially(scissor, &cam, top_objects, &lights);
+        }
+    }
+
+    /// The body and jacket meshes from this frame's data, placed at the character's root.
+    fn update_meshes(&mut self, root: GMat4, scene: &SceneData, overlays: &Overlays) {
         let ctx = self.ctx.clone();
         match scene.body.filter(|_| overlays.body) {
             Some(body) => LiveMesh::update(
@@ -497,81 +547,31 @@ impl Renderer {
         for m in [&mut self.body, &mut self.jacket].into_iter().flatten() {
             m.gm.geometry.set_transformation(m4(root));
         }
+    }
 
-        self.update_overlays(root, scene, overlays);
-        // The ground is 80 m across: it moves with the character in whole 10 m steps (whole
-        // texture repeats, so the tiles stay put), so a long walk never runs off its edge.
+    /// The ground is 80 m across: it moves with the character (`followed`, world) in whole
+    /// 10 m steps (whole texture repeats, so the tiles stay put), so a long walk never runs off
+    /// its edge.
+    fn place_ground(&mut self, followed: GVec3) {
         let step = |v: f32| (v / 10.0).round() * 10.0;
         let under = GVec3::new(step(followed.x), 0.0, step(followed.z));
         self.ground
             .set_transformation(m4(GMat4::from_translation(under)));
+    }
 
-        // Shadows from the body and jacket only (the ground would stretch the shadow map).
-        if overlays.shadows {
-            let casters: Vec<&Mesh> = [&self.body, &self.jacket]
-                .into_iter()
-                .flatten()
-                .map(|m| &m.gm.geometry)
-                .collect();
-            if casters.is_empty() {
-                self.key.clear_shadow_map();
-            } else if let Err(e) = self.key.generate_shadow_map(self.shadow_map_size, casters) {
-                eprintln!("cloth-tuner: shadow map failed: {e}");
-                self.key.clear_shadow_map();
-            }
-        } else {
-            self.key.clear_shadow_map();
-        }
-
-        let mut objects: Vec<&dyn Object> = vec![&self.ground];
-        for m in [&self.body, &self.jacket].into_iter().flatten() {
-            objects.push(&m.gm);
-        }
-        if let Some(h) = &self.heat {
-            objects.push(h);
-        }
-        let shapes: [(&Shapes, bool); 3] = [
-            (&self.wind, overlays.wind_arrow),
-            (&self.ellipsoids, overlays.ellipsoids),
-            (&self.max_distance, overlays.max_distance),
-        ];
-        for (s, on) in shapes {
-            if on && s.count > 0 {
-                objects.push(&s.gm);
-            }
-        }
-        // The simulation mesh, its particles and bones lie on or under the jacket: they are
-        // drawn in a second pass over the picture (depth cleared), so they always show, still
-        // hiding each other front to back.
-        let on_top: [(&Shapes, bool); 7] = [
-            (&self.stretch_links, overlays.sim_mesh),
-            (&self.shear_links, overlays.sim_mesh),
-            (&self.edge_particles, overlays.edge_particles),
-            (&self.pinned_particles, overlays.pinned_particles),
-            (&self.bone_x, overlays.sim_bones),
-            (&self.bone_y, overlays.sim_bones),
-            (&self.bone_z, overlays.sim_bones),
-        ];
-        let top_objects: Vec<&dyn Object> = on_top
+    /// The key light's shadow map from the body and jacket only (the ground would stretch
+    /// it), or none.
+    fn update_shadows(&mut self, overlays: &Overlays) {
+        let casters: Vec<&Mesh> = [&self.body, &self.jacket]
             .into_iter()
-            .filter(|(s, on)| *on && s.count > 0)
-            .map(|(s, _)| &s.gm as &dyn Object)
+            .flatten()
+            .map(|m| &m.gm.geometry)
             .collect();
-        let lights: [&dyn Light; 3] = [&self.key, &self.fill, &self.ambient];
-        let scissor = ScissorBox {
-            x: viewport.x,
-            y: viewport.y,
-            width: viewport.width,
-            height: viewport.height,
-        };
-        let [r, g, b] = self.background;
-        target
-            .clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0))
-            .render_partially(scissor, &cam, objects, &lights);
-        if !top_objects.is_empty() {
-            target
-                .clear_partially(scissor, ClearState::depth(1.0))
-                .render_partially(scissor, &cam, top_objects, &lights);
+        if !overlays.shadows || casters.is_empty() {
+            self.key.clear_shadow_map();
+        } else if let Err(e) = self.key.generate_shadow_map(self.shadow_map_size, casters) {
+            eprintln!("cloth-tuner: shadow map failed: {e}");
+            self.key.clear_shadow_map();
         }
     }
 

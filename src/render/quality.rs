@@ -167,14 +167,8 @@ impl ScaledView {
             view.depth.as_depth_target(),
         );
         draw(&offscreen, Viewport::new_at_origo(size.0, size.1));
-        let scissor = ScissorBox {
-            x: viewport.x,
-            y: viewport.y,
-            width: viewport.width,
-            height: viewport.height,
-        };
         target.apply_screen_effect_partially(
-            scissor,
+            ScissorBox::from(viewport),
             &CopyEffect {
                 write_mask: WriteMask::COLOR,
                 blend: Blend::Disabled,

@@ -65,6 +65,31 @@ impl DriftRow {
     }
 }
 
+/// The hem particles' positions relative to the body (character space) when `preset` plays
+/// `clip` for `steps` fixed steps: at the start and after every `every`-th step.
+pub fn hem_path(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    steps: usize,
+    every: usize,
+) -> Result<Vec<Vec<Vec3>>, SceneError> {
+    let mut scene = Scene::new(character, preset, clip)?;
+    scene.set_skin_body(false);
+    let hem = scene.cloth().topology().hem();
+    let take = |s: &Scene| s.cloth().positions()[hem.clone()].to_vec();
+    let every = every.max(1);
+    let mut samples = Vec::with_capacity(steps / every + 1);
+    samples.push(take(&scene));
+    for step in 1..=steps {
+        scene.step();
+        if step % every == 0 {
+            samples.push(take(&scene));
+        }
+    }
+    Ok(samples)
+}
+
 /// The hem particles' positions relative to the body (character space) after every step.
 struct Trajectory {
     dt: f64,
@@ -78,23 +103,9 @@ impl Trajectory {
         clip: &str,
         seconds: f64,
     ) -> Result<Self, SceneError> {
-        let mut scene = Scene::new(character, preset, clip)?;
-        scene.set_skin_body(false);
-        let topo = scene.cloth().topology();
-        let hem: Vec<usize> = ((topo.rows - 1) * topo.cols..topo.rows * topo.cols).collect();
         let dt = 1.0 / preset.params.timestep_hz as f64;
         let steps = (seconds / dt).round() as usize;
-        let mut samples = Vec::with_capacity(steps + 1);
-        let take = |s: &Scene| {
-            hem.iter()
-                .map(|&i| s.cloth().positions()[i])
-                .collect::<Vec<_>>()
-        };
-        samples.push(take(&scene));
-        for _ in 0..steps {
-            scene.step();
-            samples.push(take(&scene));
-        }
+        let samples = hem_path(character, preset, clip, steps, 1)?;
         Ok(Self { dt, samples })
     }
 

@@ -628,7 +628,7 @@ impl Scene {
             if dist >= md[i] - 1e-3 {
                 saturated += 1;
             }
-            if topo.row(i) == topo.rows - 1 {
+            if topo.hem().contains(&i) {
                 hem_max = hem_max.max(dist);
                 hem_sq += dist * dist;
                 hem_speed = hem_speed.max(rel_speed);

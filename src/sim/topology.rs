@@ -208,6 +208,11 @@ impl Topology {
         self.rest.is_empty()
     }
 
+    /// The hem: the particles of the bottom row.
+    pub fn hem(&self) -> std::ops::Range<usize> {
+        (self.rows - 1) * self.cols..self.rows * self.cols
+    }
+
     /// The row of particle `i` (0 = top).
     pub fn row(&self, i: usize) -> usize {
         i / self.cols

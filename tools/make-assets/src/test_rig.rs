@@ -191,6 +191,31 @@ pub fn test_rig_gltf(style: &RigStyle, bin_uri: &str) -> (Vec<u8>, Vec<u8>) {
     (serde_json::to_vec_pretty(&doc).unwrap_or_default(), bin)
 }
 
+/// The name a convention gives the built-in bone `builtin` (`None`: no such bone).
+pub fn bone_called(naming: Naming, builtin: &str) -> Option<String> {
+    body::bones()
+        .iter()
+        .position(|b| b.name == builtin)
+        .map(|i| bone_name(naming, builtin, i))
+}
+
+/// What a bone map names for a rig whose bone names give no roles: each role as the map
+/// writes it, with the built-in bone that plays it. The spine, chest and hands follow from
+/// the hierarchy.
+pub const MAPPED_ROLES: [(&str, &str); 11] = [
+    ("pelvis", "pelvis"),
+    ("neck", "neck"),
+    ("head", "head"),
+    ("upperarm_l", "upperarm_l"),
+    ("upperarm_r", "upperarm_r"),
+    ("forearm_l", "forearm_l"),
+    ("forearm_r", "forearm_r"),
+    ("thigh_l", "thigh_l"),
+    ("thigh_r", "thigh_r"),
+    ("shin_l", "calf_l"),
+    ("shin_r", "calf_r"),
+];
+
 /// The bone names of a convention, in the built-in skeleton's order.
 pub fn bone_names(naming: Naming) -> Vec<String> {
     body::bones()
