@@ -8,6 +8,7 @@ pub mod export;
 pub mod files;
 pub mod preset;
 pub mod sim;
+pub mod tune;
 
 #[cfg(feature = "rig")]
 pub mod rig;

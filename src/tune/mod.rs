@@ -1,0 +1,5 @@
+//! Tools for comparing fabrics: naming knobs and their sweeps on the command line and in the
+//! tuner ([`knobs`]), contact sheets over a grid of knob values (`wedge`) and a search for the
+//! knob values that meet target metrics (`fit`).
+
+pub mod knobs;
