@@ -21,6 +21,28 @@ pub struct Rgba {
     pub pixels: Vec<[u8; 4]>,
 }
 
+impl Rgba {
+    /// `self` and `right` in one picture, side by side with a `gap` of `gap_colour` between
+    /// them; the shorter one is padded below with the gap's colour.
+    pub fn beside(&self, right: &Rgba, gap: u32, gap_colour: [u8; 4]) -> Rgba {
+        let width = self.width + gap + right.width;
+        let height = self.height.max(right.height);
+        let mut pixels = vec![gap_colour; (width * height) as usize];
+        for (img, x0) in [(self, 0), (right, self.width + gap)] {
+            for y in 0..img.height {
+                let src = (y * img.width) as usize..((y + 1) * img.width) as usize;
+                let at = (y * width + x0) as usize;
+                pixels[at..at + img.width as usize].copy_from_slice(&img.pixels[src]);
+            }
+        }
+        Rgba {
+            width,
+            height,
+            pixels,
+        }
+    }
+}
+
 /// Why a picture could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum PictureError {

@@ -212,6 +212,7 @@ fn the_same_render_twice_gives_byte_identical_pngs() {
     for run in ["a", "b"] {
         let args = RenderArgs {
             preset: "presets/down_jacket.json".into(),
+            preset_b: None,
             clip: "dodge".into(),
             character: Default::default(),
             frames: vec![12, 3],
@@ -516,5 +517,58 @@ fn moving_any_knob_of_a_shipped_preset_by_5_percent_fails_its_hem_record() {
     assert!(
         missed.is_empty(),
         "5 % moves the suite does not catch: {missed:?}"
+    );
+}
+
+#[test]
+fn an_ab_render_puts_a_left_and_b_right_each_as_its_own_render_draws_it() {
+    if !have_gl("the A/B render") {
+        return;
+    }
+    let dir = scratch("render-ab");
+    let args = |preset: &str, preset_b: Option<&str>, out: &str| RenderArgs {
+        preset: preset.into(),
+        preset_b: preset_b.map(PathBuf::from),
+        clip: "dodge".into(),
+        character: Default::default(),
+        frames: vec![20],
+        width: 200,
+        height: 120,
+        camera: CameraSpec::parse("three-quarter").unwrap(),
+        out: dir.join(out),
+        overlays: Vec::new(),
+        quiet: true,
+    };
+    let (pair, _) = render(&args("presets/tweed.json", Some("presets/veil.json"), "ab")).unwrap();
+    assert_eq!(pair.len(), 1);
+    assert_eq!(
+        pair[0].file_name().unwrap(),
+        "tweed_vs_veil_dodge_three-quarter_0020.png"
+    );
+    let (a, _) = render(&args("presets/tweed.json", None, "a")).unwrap();
+    let (b, _) = render(&args("presets/veil.json", None, "b")).unwrap();
+    let read = |p: &Path| cloth_tuner::picture::read_png(p).unwrap();
+    let (pair, a, b) = (read(&pair[0]), read(&a[0]), read(&b[0]));
+    let gap = cloth_tuner::cli::render::PAIR_GAP;
+    assert_eq!((pair.width, pair.height), (2 * 200 + gap, 120));
+    let half = |x0: u32| -> Vec<[u8; 4]> {
+        (0..120)
+            .flat_map(|y| {
+                let row = (y * pair.width + x0) as usize;
+                pair.pixels[row..row + 200].to_vec()
+            })
+            .collect()
+    };
+    assert!(
+        half(0) == a.pixels,
+        "the left half is not tweed's own render"
+    );
+    assert!(
+        half(200 + gap) == b.pixels,
+        "the right half is not veil's own render"
+    );
+    assert!(
+        a.pixels != b.pixels,
+        "the two presets should look different"
     );
 }

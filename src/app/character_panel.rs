@@ -441,6 +441,7 @@ impl App {
         match scene {
             Ok(scene) => {
                 self.playback.replace_scene(scene);
+                self.replay_second();
                 self.character_path = path.map(Path::to_path_buf);
                 if path.is_none() {
                     self.character_editor = None;

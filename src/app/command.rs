@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use eframe::egui;
 use glam::Vec3;
 
+use super::compare::CompareMode;
 use super::{App, FileTask, Pending};
 use crate::export::Engine;
 use crate::preset::Garment;
@@ -87,6 +88,16 @@ pub enum Command {
     AnswerRestore(bool),
     DismissSaveError,
     DismissResetNotice,
+    /// Play this preset file as B beside the edited one (A/B).
+    OpenSecond(PathBuf),
+    /// Play shipped preset `i` as B.
+    SecondFromShipped(usize),
+    /// The knobs go to the other preset of the comparison.
+    SwapCompare,
+    SetCompareMode(CompareMode),
+    ShowCompareTable(bool),
+    /// End the comparison (asks first when the other preset has unsaved changes).
+    CloseCompare,
 }
 
 impl App {
@@ -115,6 +126,15 @@ impl App {
             Command::AnswerRestore(restore) => self.answer_restore(ctx, restore),
             Command::DismissSaveError => self.dismiss_save_error(),
             Command::DismissResetNotice => self.dismiss_reset_notice(),
+            Command::OpenSecond(path) => self.open_second(&path),
+            Command::SecondFromShipped(i) => {
+                let path = None;
+                self.start_compare(super::shipped(i), path);
+            }
+            Command::SwapCompare => self.swap_compare(),
+            Command::SetCompareMode(mode) => self.view.compare_mode = mode,
+            Command::ShowCompareTable(open) => self.show_compare_table(open),
+            Command::CloseCompare => self.guarded(ctx, Pending::CloseCompare),
             Command::Rename(name) => self.doc.preset.name = name,
             Command::SetGarment(g) => {
                 self.doc.preset.garment = g;

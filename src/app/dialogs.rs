@@ -38,10 +38,12 @@ impl App {
     fn discard_dialog(&self, ctx: &egui::Context, out: &mut Vec<Command>) {
         egui::Modal::new(egui::Id::unique("discard")).show(ctx, |ui| {
             ui.heading("Unsaved changes");
-            ui.label(format!(
-                "{} has unsaved changes. Discard them?",
-                self.doc.preset().name
-            ));
+            let names = self
+                .pending
+                .as_ref()
+                .and_then(|p| self.pending_discards(p))
+                .unwrap_or_else(|| self.doc.preset().name.clone());
+            ui.label(format!("{names}: unsaved changes. Discard them?"));
             ui.horizontal(|ui| {
                 if ui.button("Discard").clicked() {
                     out.push(Command::AnswerDiscard(true));

@@ -11,6 +11,7 @@ use eframe::egui;
 pub mod autosave;
 mod character_panel;
 mod command;
+pub mod compare;
 mod dialogs;
 pub mod document;
 mod panels;
@@ -71,6 +72,8 @@ pub struct Persisted {
     pub character: Option<PathBuf>,
     /// View > Quality.
     pub quality: Quality,
+    /// Compare > side by side or ghost.
+    pub compare_mode: compare::CompareMode,
 }
 
 /// Something that would throw away unsaved changes, waiting for the artist's answer.
@@ -79,6 +82,8 @@ enum Pending {
     Open(PathBuf),
     NewFrom(usize),
     Quit,
+    /// End the A/B comparison (asks first when B has unsaved changes).
+    CloseCompare,
 }
 
 /// What a file dialog is for.
@@ -90,6 +95,8 @@ pub enum FileTask {
     OpenCharacter,
     /// Where to write the preset's settings for an engine.
     ExportFor(Engine),
+    /// A preset to compare with (A/B).
+    OpenSecond,
 }
 
 impl FileTask {
@@ -99,6 +106,7 @@ impl FileTask {
             FileTask::SavePreset => "Save preset as".into(),
             FileTask::OpenCharacter => "Open character (glTF 2.0: .glb or .gltf)".into(),
             FileTask::ExportFor(engine) => format!("Export for {}", engine.label()),
+            FileTask::OpenSecond => "Open preset B (to compare with)".into(),
         }
     }
 
@@ -106,7 +114,7 @@ impl FileTask {
     /// engine's settings are not presets and must not show in the preset list).
     fn folder(self) -> PathBuf {
         match self {
-            FileTask::OpenPreset | FileTask::SavePreset => presets_dir(),
+            FileTask::OpenPreset | FileTask::SavePreset | FileTask::OpenSecond => presets_dir(),
             FileTask::OpenCharacter | FileTask::ExportFor(_) => {
                 std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
             }
@@ -117,14 +125,16 @@ impl FileTask {
         match self {
             FileTask::SavePreset => "Save",
             FileTask::ExportFor(_) => "Export",
-            FileTask::OpenPreset | FileTask::OpenCharacter => "Open",
+            FileTask::OpenPreset | FileTask::OpenCharacter | FileTask::OpenSecond => "Open",
         }
     }
 
     /// The native dialog's file filter.
     fn filter(self) -> (&'static str, &'static [&'static str]) {
         match self {
-            FileTask::OpenPreset | FileTask::SavePreset => ("cloth-tuner preset", &["json"]),
+            FileTask::OpenPreset | FileTask::SavePreset | FileTask::OpenSecond => {
+                ("cloth-tuner preset", &["json"])
+            }
             FileTask::ExportFor(_) => ("engine settings", &["json"]),
             FileTask::OpenCharacter => ("glTF 2.0 character", &["glb", "gltf"]),
         }
@@ -137,6 +147,7 @@ impl FileTask {
             FileTask::SavePreset => Command::SaveAs(path),
             FileTask::OpenCharacter => Command::OpenCharacter(Some(path)),
             FileTask::ExportFor(engine) => Command::ExportFor(engine, path),
+            FileTask::OpenSecond => Command::OpenSecond(path),
         }
     }
 
@@ -151,7 +162,7 @@ impl FileTask {
                     .map_or("preset".into(), |s| s.to_string_lossy());
                 format!("{stem}_{}.json", engine.name())
             }
-            FileTask::OpenPreset | FileTask::OpenCharacter => String::new(),
+            FileTask::OpenPreset | FileTask::OpenCharacter | FileTask::OpenSecond => String::new(),
         }
     }
 }
@@ -209,6 +220,8 @@ pub struct App {
     allow_close: bool,
     /// Autosave, restore offer, save-error dialog, drawing failure, reset notice.
     recovery: recovery::Recovery,
+    /// The A/B comparison, while there is one.
+    compare: Option<compare::Compare>,
 }
 
 impl App {
@@ -261,6 +274,7 @@ impl App {
             camera: persisted.camera.clone(),
             overlays: persisted.overlays.clone(),
             quality: persisted.quality,
+            compare_mode: persisted.compare_mode,
             look: FabricLook::for_preset(&look_key(&preset, path.as_deref())),
             viewport,
             fps: FpsMeter::new(options.report_fps),
@@ -283,6 +297,7 @@ impl App {
             title: String::new(),
             allow_close: false,
             recovery: recovery::Recovery::default(),
+            compare: None,
         }
     }
 
@@ -308,9 +323,10 @@ impl App {
         self.doc.path()
     }
 
-    /// True when the preset has changes not saved to its file.
+    /// True when the preset (or the one it is compared with) has changes not saved to its
+    /// file.
     pub fn is_dirty(&self) -> bool {
-        self.doc.is_dirty()
+        self.doc.is_dirty() || self.other_is_dirty()
     }
 
     /// The playing scene and its clock.
@@ -399,7 +415,7 @@ impl App {
 
     /// Runs `action` now, or asks first when it would discard unsaved changes.
     fn guarded(&mut self, ctx: &egui::Context, action: Pending) {
-        if self.doc.is_dirty() {
+        if self.pending_discards(&action).is_some() {
             self.pending = Some(action);
         } else {
             self.run_pending(ctx, action);
@@ -421,6 +437,25 @@ impl App {
                 self.allow_close = true;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
+            Pending::CloseCompare => self.close_compare(),
+        }
+    }
+
+    /// The names of the presets whose unsaved changes `action` would throw away, if any.
+    fn pending_discards(&self, action: &Pending) -> Option<String> {
+        let edited = self.doc.is_dirty().then(|| self.doc.preset().name.clone());
+        let other = self
+            .compare
+            .as_ref()
+            .filter(|c| c.other.is_dirty())
+            .map(|c| c.other.preset().name.clone());
+        match action {
+            Pending::Open(_) | Pending::NewFrom(_) => edited,
+            Pending::CloseCompare => other,
+            Pending::Quit => match (edited, other) {
+                (Some(a), Some(b)) => Some(format!("{a} and {b}")),
+                (a, b) => a.or(b),
+            },
         }
     }
 
@@ -429,7 +464,7 @@ impl App {
         let start = match task {
             FileTask::OpenCharacter => self.character_path.clone(),
             FileTask::OpenPreset | FileTask::SavePreset => self.doc.path().map(Path::to_path_buf),
-            FileTask::ExportFor(_) => None,
+            FileTask::ExportFor(_) | FileTask::OpenSecond => None,
         };
         let text = start.map(|p| p.display().to_string()).unwrap_or_else(|| {
             let name = task.suggested_name(self.doc.path());
@@ -594,6 +629,7 @@ impl eframe::App for App {
         let mut commands = Vec::new();
         self.panels(ui, &mut commands);
         self.dialogs(&ctx, &mut commands);
+        self.compare_window(&ctx, &mut commands);
         self.recovery_dialogs(&ctx, &mut commands);
         self.apply_commands(&ctx, commands);
     }
@@ -609,6 +645,7 @@ impl eframe::App for App {
             looping: self.playback.looping,
             character: self.character_path.clone(),
             quality: self.view.quality,
+            compare_mode: self.view.compare_mode,
         };
         eframe::set_value(storage, STORAGE_KEY, &p);
     }

@@ -54,6 +54,7 @@ impl App {
             (Key::Period, Command::Step),
             (Key::R, Command::Reset),
             (Key::F, Command::FrameCharacter),
+            (Key::X, Command::SwapCompare),
         ] {
             if ui.input_mut(|i| i.consume_key(Modifiers::NONE, key)) {
                 out.push(command);
@@ -68,6 +69,7 @@ impl App {
             });
             ui.menu_button("Edit", |ui| self.edit_menu(ui, out));
             ui.menu_button("View", |ui| self.view.menu(ui, out));
+            ui.menu_button("Compare", |ui| self.compare_menu(ui, out));
             ui.separator();
             self.preset_picker(ui, out);
         });
@@ -230,6 +232,7 @@ impl App {
     /// The 3D view. Moving the camera is the view's own interaction and happens here; poking
     /// the cloth is a command.
     fn viewport(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let other = self.other_view(self.view.compare_mode);
         let scene = self.playback.scene();
         let view = &mut self.view;
         let snapshot = view.viewport.snapshot(scene, view.look);
@@ -239,7 +242,7 @@ impl App {
             ui,
             &mut view.camera,
             &view.overlays,
-            snapshot,
+            (snapshot, other),
             positions,
             out,
         );

@@ -10,6 +10,11 @@
 //! run goes on from where the last scrub left it instead of starting again. The fast-forward
 //! spends a bounded time per frame ([`super::timeline::SEEK_BUDGET`]), so a long scrub shows
 //! its progress and the window stays responsive. Scrubbing pauses playback.
+//!
+//! An A/B comparison plays a second scene beside the first ([`Playback::set_second`]): it
+//! starts, resets, switches clip and scrubs with the first, and after each step of the first it
+//! takes the steps that bring it to the same clip time (at its own fixed step, which may
+//! differ). Swapping A and B keeps both runs as they are.
 
 use std::time::{Duration, Instant};
 
@@ -38,6 +43,14 @@ pub struct Playback {
     /// The timeline scrub under way or last finished.
     seek: Option<Seek>,
     pub(super) history: History,
+    /// B of an A/B comparison: its scene and plots.
+    second: Option<Second>,
+}
+
+/// The second scene of an A/B comparison and its plotted history.
+struct Second {
+    scene: Scene,
+    history: History,
 }
 
 /// A scrub under way or finished: where it is going, and what the simulation was when the
@@ -74,6 +87,38 @@ impl Playback {
             last_frame: None,
             seek: None,
             history: History::default(),
+            second: None,
+        }
+    }
+
+    /// Plays `scene` as B beside the current one (`None` ends the comparison); both start
+    /// again from the clip start so they show the same moment.
+    pub fn set_second(&mut self, scene: Option<Scene>) {
+        self.second = scene.map(|scene| Second {
+            scene,
+            history: History::default(),
+        });
+        self.reset();
+    }
+
+    /// B's scene, while comparing.
+    pub fn second(&self) -> Option<&Scene> {
+        self.second.as_ref().map(|s| &s.scene)
+    }
+
+    /// B's scene, for new knobs or a garment.
+    pub fn second_mut(&mut self) -> Option<&mut Scene> {
+        self.second.as_mut().map(|s| &mut s.scene)
+    }
+
+    /// Swaps A and B: the scene the knobs edit becomes the other one. Both runs go on from
+    /// where they are.
+    pub fn swap(&mut self) {
+        if let Some(second) = self.second.as_mut() {
+            std::mem::swap(&mut self.scene, &mut second.scene);
+            std::mem::swap(&mut self.history, &mut second.history);
+            self.seek = None;
+            self.stepper.set_hz(self.scene.params().timestep_hz);
         }
     }
 
@@ -138,16 +183,27 @@ impl Playback {
     /// Switches the clip (from its start). Errors name the clip and the ones there are.
     pub fn set_clip(&mut self, name: &str) -> Result<(), String> {
         self.scene.set_clip(name).map_err(|e| e.to_string())?;
-        self.history.clear();
-        self.stepper.reset();
+        if let Some(b) = self.second.as_mut() {
+            // The same character, so the same clips: a failure here would only leave B behind.
+            b.scene.set_clip(name).map_err(|e| e.to_string())?;
+        }
+        self.reset();
         Ok(())
     }
 
-    /// Back to the clip start with the cloth at rest.
+    /// Back to the clip start with the cloth at rest (B too).
     pub fn reset(&mut self) {
-        self.scene.reset();
+        self.reset_scenes();
         self.history.clear();
         self.stepper.reset();
+    }
+
+    fn reset_scenes(&mut self) {
+        self.scene.reset();
+        if let Some(b) = self.second.as_mut() {
+            b.scene.reset();
+            b.history.clear();
+        }
     }
 
     /// One fixed step, recorded in the plots; at the end of a clip that does not repeat, starts
@@ -157,7 +213,7 @@ impl Playback {
         let (duration, clip_loops) = self.clip_duration();
         if self.scene.time() >= duration && !clip_loops {
             if self.looping {
-                self.scene.reset();
+                self.reset_scenes();
             } else {
                 self.playing = false;
             }
@@ -168,6 +224,14 @@ impl Playback {
         self.scene.step();
         self.history
             .push(self.scene.time(), self.scene.frame_stats());
+        if let Some(b) = self.second.as_mut() {
+            // Half a step of slack so equal rates take exactly one step each.
+            let half_step = 0.5 / b.scene.params().timestep_hz as f64;
+            while b.scene.time() + half_step < self.scene.time() {
+                b.scene.step();
+                b.history.push(b.scene.time(), b.scene.frame_stats());
+            }
+        }
     }
 
     /// Pauses and takes one fixed step (the Step button).

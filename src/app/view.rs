@@ -5,6 +5,7 @@ use eframe::egui;
 use egui::Ui;
 
 use super::command::Command;
+use super::compare::CompareMode;
 use super::viewport::Viewport;
 use crate::render::{FabricLook, OrbitCamera, Overlays, Quality, View};
 
@@ -17,6 +18,8 @@ pub struct ViewState {
     pub overlays: Overlays,
     /// View > Quality, as chosen (Automatic resolves per renderer when drawing).
     pub quality: Quality,
+    /// Compare > side by side or ghost.
+    pub compare_mode: CompareMode,
     pub look: FabricLook,
     pub viewport: Viewport,
     pub fps: FpsMeter,

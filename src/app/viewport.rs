@@ -8,6 +8,7 @@ use egui::{PointerButton, Rect, Sense, Ui};
 use glam::{Mat4, Vec3};
 
 use super::command::Command;
+use super::compare::CompareMode;
 use crate::render::quality::{is_software_renderer, ScaledView};
 use crate::render::{
     scene_data, ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Quality, Renderer,
@@ -78,6 +79,25 @@ impl Snapshot {
     }
 }
 
+/// The other preset of an A/B comparison, as the viewport shows it.
+pub struct OtherView {
+    pub snapshot: Snapshot,
+    pub mode: CompareMode,
+    /// What the A and B sides are called.
+    pub labels: [String; 2],
+    /// The knobs edit B (else A).
+    pub editing_b: bool,
+}
+
+/// What one paint callback draws: a scene with one of the two renderers, and maybe a ghost
+/// over it with the other.
+struct Picture {
+    snapshot: Snapshot,
+    /// 0: the edited preset's renderer, 1: the other one's.
+    side: usize,
+    ghost: Option<Snapshot>,
+}
+
 /// A particle held by ctrl+drag.
 #[derive(Clone, Copy, Debug)]
 struct Poke {
@@ -89,8 +109,11 @@ struct Poke {
 /// The viewport's state.
 pub struct Viewport {
     renderer: Option<Arc<Mutex<Renderer>>>,
-    /// The offscreen picture of a scaled-down view (View > Quality below Full).
-    scaled: Arc<Mutex<Option<ScaledView>>>,
+    /// The other preset's renderer in an A/B comparison (made when first needed): each keeps
+    /// its own meshes and fabric between frames.
+    other_renderer: Option<Arc<Mutex<Renderer>>>,
+    /// The offscreen picture of a scaled-down view (View > Quality below Full), per renderer.
+    scaled: [Arc<Mutex<Option<ScaledView>>>; 2],
     /// `GL_RENDERER`, and whether it is a software rasteriser.
     gl_renderer: String,
     software: bool,
@@ -98,9 +121,8 @@ pub struct Viewport {
     quality: Quality,
     error: Option<String>,
     rect: Option<Rect>,
-    body_indices: Arc<Vec<u32>>,
-    jacket_indices: Arc<Vec<u32>>,
-    topology: Option<Arc<Topology>>,
+    /// What snapshots share between frames: the edited preset's, and the other's.
+    caches: [SnapshotCache; 2],
     poke: Option<Poke>,
     /// Set by the paint callback when drawing panicked; the 3D view stays off after that.
     failure: Arc<Mutex<Option<String>>>,
@@ -134,15 +156,14 @@ impl Viewport {
         };
         Self {
             renderer,
-            scaled: Arc::new(Mutex::new(None)),
+            other_renderer: None,
+            scaled: [Arc::new(Mutex::new(None)), Arc::new(Mutex::new(None))],
             gl_renderer,
             software,
             quality: Quality::default(),
             error,
             rect: None,
-            body_indices: Arc::new(Vec::new()),
-            jacket_indices: Arc::new(Vec::new()),
-            topology: None,
+            caches: Default::default(),
             poke: None,
             failure: Arc::new(Mutex::new(None)),
             failure_reported: false,
@@ -206,6 +227,255 @@ impl Viewport {
         if self.renderer.is_none() || self.failure_reported {
             return Snapshot::default();
         }
+        self.caches[0].snapshot(scene, look)
+    }
+
+    /// [`Viewport::snapshot`] of an A/B comparison's other scene.
+    pub fn snapshot_other(&mut self, scene: &Scene, look: FabricLook) -> Snapshot {
+        if self.renderer.is_none() || self.failure_reported {
+            return Snapshot::default();
+        }
+        self.caches[1].snapshot(scene, look)
+    }
+
+    /// Draws the viewport and moves the camera; poking a particle of the cloth (`positions`,
+    /// character space) is pushed as a [`Command::Drag`]. With `other`, the A/B comparison:
+    /// side by side (A left) or the other preset as a ghost over the edited one.
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        camera: &mut OrbitCamera,
+        overlays: &Overlays,
+        (snapshot, other): (Snapshot, Option<OtherView>),
+        positions: &[Vec3],
+        out: &mut Vec<Command>,
+    ) {
+        let rect = ui.available_rect_before_wrap();
+        let response = ui.allocate_rect(rect, Sense::click_and_drag());
+        self.rect = Some(rect);
+        let split = other
+            .as_ref()
+            .filter(|o| o.mode == CompareMode::SideBySide)
+            .map(|o| {
+                let (left, right) = rect.split_left_right_at_fraction(0.5);
+                if o.editing_b {
+                    (right, left)
+                } else {
+                    (left, right)
+                }
+            });
+        let edited_rect = split.map_or(rect, |(edited, _)| edited);
+        self.pointer_input(
+            &response,
+            edited_rect,
+            camera,
+            &snapshot.root,
+            positions,
+            out,
+        );
+        if other.is_some() && self.other_renderer.is_none() {
+            self.other_renderer = self.renderer.as_ref().and_then(|r| {
+                let ctx = r.lock().ok()?.context().clone();
+                Some(Arc::new(Mutex::new(Renderer::new(&ctx))))
+            });
+        }
+        match (other, split) {
+            (Some(o), Some((edited, other_rect))) => {
+                let (a, b) = (&o.labels[0], &o.labels[1]);
+                let (edited_label, other_label) = if o.editing_b { (b, a) } else { (a, b) };
+                let primary = Picture {
+                    snapshot,
+                    side: 0,
+                    ghost: None,
+                };
+                self.paint(ui, edited, camera, overlays, primary);
+                let second = Picture {
+                    snapshot: o.snapshot,
+                    side: 1,
+                    ghost: None,
+                };
+                self.paint(ui, other_rect, camera, overlays, second);
+                side_label(
+                    ui,
+                    edited,
+                    &format!("{edited_label}  (the knobs edit this one)"),
+                );
+                side_label(ui, other_rect, other_label);
+                ui.painter().vline(
+                    rect.center().x,
+                    rect.y_range(),
+                    egui::Stroke::new(2.0, egui::Color32::from_gray(20)),
+                );
+            }
+            (Some(o), None) => {
+                let (edited_label, ghost_label) = if o.editing_b {
+                    (&o.labels[1], &o.labels[0])
+                } else {
+                    (&o.labels[0], &o.labels[1])
+                };
+                let picture = Picture {
+                    snapshot,
+                    side: 0,
+                    ghost: Some(o.snapshot),
+                };
+                self.paint(ui, rect, camera, overlays, picture);
+                side_label(
+                    ui,
+                    rect,
+                    &format!(
+                        "{edited_label}  (the knobs edit this one)\n{ghost_label}: the blue ghost"
+                    ),
+                );
+            }
+            (None, _) => {
+                let picture = Picture {
+                    snapshot,
+                    side: 0,
+                    ghost: None,
+                };
+                self.paint(ui, rect, camera, overlays, picture);
+            }
+        }
+        ui.painter().text(
+            rect.left_bottom() + egui::vec2(8.0, -8.0),
+            egui::Align2::LEFT_BOTTOM,
+            "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth",
+            egui::FontId::proportional(12.0),
+            egui::Color32::from_gray(230),
+        );
+    }
+
+    /// The mouse over the view: ctrl + left drag holds the nearest particle under the pointer
+    /// (a [`Command::Drag`] each frame, `None` on release), other drags orbit or pan, the
+    /// wheel zooms. `root` is the character's frame.
+    fn pointer_input(
+        &mut self,
+        response: &egui::Response,
+        rect: Rect,
+        camera: &mut OrbitCamera,
+        root: &Mat4,
+        positions: &[Vec3],
+        out: &mut Vec<Command>,
+    ) {
+        let followed = root.w_axis.truncate();
+        let aspect = rect.width() / rect.height().max(1.0);
+        let (ctrl, shift) = response
+            .ctx
+            .input(|i| (i.modifiers.command, i.modifiers.shift));
+        if response.drag_started_by(PointerButton::Primary) && ctrl {
+            if let Some(pointer) = response.interact_pointer_pos() {
+                self.poke = pick(camera, followed, aspect, rect, pointer, root, positions);
+            }
+        }
+        if let Some(poke) = self.poke {
+            if !response.dragged_by(PointerButton::Primary) {
+                out.push(Command::Drag {
+                    particle: poke.particle,
+                    target: None,
+                });
+                self.poke = None;
+            } else if let Some(pointer) = response.interact_pointer_pos() {
+                let (o, d) = camera.ray(followed, aspect, to_ndc(rect, pointer));
+                let (_, _, fwd) = camera.basis();
+                let world = o + d * (poke.depth / d.dot(fwd).max(1e-3));
+                let local = root.inverse().transform_point3(world);
+                if local.is_finite() {
+                    out.push(Command::Drag {
+                        particle: poke.particle,
+                        target: Some(local),
+                    });
+                }
+            }
+        } else if response.dragged_by(PointerButton::Middle)
+            || (response.dragged_by(PointerButton::Primary) && shift)
+        {
+            let d = response.drag_delta();
+            camera.pan(d.x, d.y, rect.height());
+        } else if response.dragged_by(PointerButton::Primary) && !ctrl {
+            let d = response.drag_delta();
+            camera.orbit(d.x, d.y);
+        }
+        if response.hovered() {
+            let scroll = response.ctx.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                camera.zoom(scroll / 50.0);
+            }
+        }
+    }
+
+    /// The 3D view in `rect`, drawn by a paint callback on eframe's GL context; or, with no
+    /// renderer or after drawing failed, a note saying why.
+    fn paint(
+        &self,
+        ui: &Ui,
+        rect: Rect,
+        camera: &OrbitCamera,
+        overlays: &Overlays,
+        picture: Picture,
+    ) {
+        let failed = self.failure();
+        if let (Some(at), None) = (self.panic_at, &failed) {
+            // The test hook: make sure a frame is drawn when it is due, even when idle.
+            let now = std::time::Instant::now();
+            ui.ctx()
+                .request_repaint_after(at.saturating_duration_since(now));
+        }
+        let renderers = [&self.renderer, &self.other_renderer];
+        let other = self.other_renderer.clone();
+        match renderers[picture.side.min(1)] {
+            Some(renderer) if failed.is_none() => {
+                let job = PaintJob {
+                    renderer: renderer.clone(),
+                    scaled: self.scaled[picture.side.min(1)].clone(),
+                    failure: self.failure.clone(),
+                    panic_at: self.panic_at,
+                    camera: camera.clone(),
+                    overlays: overlays.clone(),
+                    quality: self.quality.resolve(self.software),
+                    snapshot: picture.snapshot,
+                    ghost: other.zip(picture.ghost),
+                };
+                ui.painter().add(egui::PaintCallback {
+                    rect,
+                    callback: Arc::new(eframe::egui_glow::CallbackFn::new(
+                        move |info, _painter| job.run(&info),
+                    )),
+                });
+            }
+            _ => {
+                ui.painter()
+                    .rect_filled(rect, 0.0, egui::Color32::from_rgb(70, 76, 82));
+                let why = match &failed {
+                    Some(f) => format!(
+                        "3D view stopped: drawing failed ({f}).\nThe parameters are kept: save them, then restart the tuner."
+                    ),
+                    None => format!(
+                        "3D viewport off ({})",
+                        self.error.as_deref().unwrap_or("no renderer")
+                    ),
+                };
+                ui.painter().text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    why,
+                    egui::FontId::proportional(16.0),
+                    egui::Color32::from_gray(220),
+                );
+            }
+        }
+    }
+}
+
+/// Index buffers and the topology, shared between a scene's snapshots while they do not change.
+#[derive(Default)]
+struct SnapshotCache {
+    body_indices: Arc<Vec<u32>>,
+    jacket_indices: Arc<Vec<u32>>,
+    topology: Option<Arc<Topology>>,
+}
+
+impl SnapshotCache {
+    fn snapshot(&mut self, scene: &Scene, look: FabricLook) -> Snapshot {
         let data = scene_data(scene, look);
         let own = |mesh: Option<MeshData>, cache: &mut Arc<Vec<u32>>| {
             mesh.map(|mesh| {
@@ -253,147 +523,6 @@ impl Viewport {
             }
         }
     }
-
-    /// Draws the viewport and moves the camera; poking a particle of the cloth (`positions`,
-    /// character space) is pushed as a [`Command::Drag`].
-    pub fn ui(
-        &mut self,
-        ui: &mut Ui,
-        camera: &mut OrbitCamera,
-        overlays: &Overlays,
-        snapshot: Snapshot,
-        positions: &[Vec3],
-        out: &mut Vec<Command>,
-    ) {
-        let rect = ui.available_rect_before_wrap();
-        let response = ui.allocate_rect(rect, Sense::click_and_drag());
-        self.rect = Some(rect);
-        self.pointer_input(ui, &response, camera, &snapshot.root, positions, out);
-        self.paint(ui, rect, camera, overlays, snapshot);
-        ui.painter().text(
-            rect.left_bottom() + egui::vec2(8.0, -8.0),
-            egui::Align2::LEFT_BOTTOM,
-            "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth",
-            egui::FontId::proportional(12.0),
-            egui::Color32::from_gray(230),
-        );
-    }
-
-    /// The mouse over the view: ctrl + left drag holds the nearest particle under the pointer
-    /// (a [`Command::Drag`] each frame, `None` on release), other drags orbit or pan, the
-    /// wheel zooms. `root` is the character's frame.
-    fn pointer_input(
-        &mut self,
-        ui: &Ui,
-        response: &egui::Response,
-        camera: &mut OrbitCamera,
-        root: &Mat4,
-        positions: &[Vec3],
-        out: &mut Vec<Command>,
-    ) {
-        let rect = response.rect;
-        let followed = root.w_axis.truncate();
-        let aspect = rect.width() / rect.height().max(1.0);
-        let (ctrl, shift) = ui.input(|i| (i.modifiers.command, i.modifiers.shift));
-        if response.drag_started_by(PointerButton::Primary) && ctrl {
-            if let Some(pointer) = response.interact_pointer_pos() {
-                self.poke = pick(camera, followed, aspect, rect, pointer, root, positions);
-            }
-        }
-        if let Some(poke) = self.poke {
-            if !response.dragged_by(PointerButton::Primary) {
-                out.push(Command::Drag {
-                    particle: poke.particle,
-                    target: None,
-                });
-                self.poke = None;
-            } else if let Some(pointer) = response.interact_pointer_pos() {
-                let (o, d) = camera.ray(followed, aspect, to_ndc(rect, pointer));
-                let (_, _, fwd) = camera.basis();
-                let world = o + d * (poke.depth / d.dot(fwd).max(1e-3));
-                let local = root.inverse().transform_point3(world);
-                if local.is_finite() {
-                    out.push(Command::Drag {
-                        particle: poke.particle,
-                        target: Some(local),
-                    });
-                }
-            }
-        } else if response.dragged_by(PointerButton::Middle)
-            || (response.dragged_by(PointerButton::Primary) && shift)
-        {
-            let d = response.drag_delta();
-            camera.pan(d.x, d.y, rect.height());
-        } else if response.dragged_by(PointerButton::Primary) && !ctrl {
-            let d = response.drag_delta();
-            camera.orbit(d.x, d.y);
-        }
-        if response.hovered() {
-            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
-            if scroll != 0.0 {
-                camera.zoom(scroll / 50.0);
-            }
-        }
-    }
-
-    /// The 3D view in `rect`, drawn by a paint callback on eframe's GL context; or, with no
-    /// renderer or after drawing failed, a note saying why.
-    fn paint(
-        &self,
-        ui: &Ui,
-        rect: Rect,
-        camera: &OrbitCamera,
-        overlays: &Overlays,
-        snapshot: Snapshot,
-    ) {
-        let failed = self.failure();
-        if let (Some(at), None) = (self.panic_at, &failed) {
-            // The test hook: make sure a frame is drawn when it is due, even when idle.
-            let now = std::time::Instant::now();
-            ui.ctx()
-                .request_repaint_after(at.saturating_duration_since(now));
-        }
-        match &self.renderer {
-            Some(renderer) if failed.is_none() => {
-                let job = PaintJob {
-                    renderer: renderer.clone(),
-                    scaled: self.scaled.clone(),
-                    failure: self.failure.clone(),
-                    panic_at: self.panic_at,
-                    camera: camera.clone(),
-                    overlays: overlays.clone(),
-                    quality: self.quality.resolve(self.software),
-                    snapshot,
-                };
-                ui.painter().add(egui::PaintCallback {
-                    rect,
-                    callback: Arc::new(eframe::egui_glow::CallbackFn::new(
-                        move |info, _painter| job.run(&info),
-                    )),
-                });
-            }
-            _ => {
-                ui.painter()
-                    .rect_filled(rect, 0.0, egui::Color32::from_rgb(70, 76, 82));
-                let why = match &failed {
-                    Some(f) => format!(
-                        "3D view stopped: drawing failed ({f}).\nThe parameters are kept: save them, then restart the tuner."
-                    ),
-                    None => format!(
-                        "3D viewport off ({})",
-                        self.error.as_deref().unwrap_or("no renderer")
-                    ),
-                };
-                ui.painter().text(
-                    rect.center(),
-                    egui::Align2::CENTER_CENTER,
-                    why,
-                    egui::FontId::proportional(16.0),
-                    egui::Color32::from_gray(220),
-                );
-            }
-        }
-    }
 }
 
 /// One frame of the 3D view, as the paint callback draws it on eframe's GL thread.
@@ -407,6 +536,8 @@ struct PaintJob {
     /// Resolved for this renderer (never Automatic).
     quality: Quality,
     snapshot: Snapshot,
+    /// The other preset's jacket, drawn see-through over this one by its own renderer.
+    ghost: Option<(Arc<Mutex<Renderer>>, Snapshot)>,
 }
 
 impl PaintJob {
@@ -447,7 +578,12 @@ impl PaintJob {
                         &self.camera,
                         &self.snapshot.scene(),
                         &self.overlays,
-                    )
+                    );
+                    if let Some((other, ghost)) = &self.ghost {
+                        if let Ok(mut other) = other.lock() {
+                            other.draw_ghost(target, viewport, &self.camera, &ghost.scene());
+                        }
+                    }
                 },
             );
         }));
@@ -455,6 +591,20 @@ impl PaintJob {
             record(&self.failure, panic_message(payload.as_ref()));
         }
     }
+}
+
+/// A side's name at its top left, on a dark band so it reads over any picture.
+fn side_label(ui: &Ui, rect: Rect, text: &str) {
+    let painter = ui.painter();
+    let galley = painter.layout_no_wrap(
+        text.to_string(),
+        egui::FontId::proportional(14.0),
+        egui::Color32::from_gray(240),
+    );
+    let at = rect.left_top() + egui::vec2(8.0, 8.0);
+    let band = Rect::from_min_size(at, galley.size()).expand(4.0);
+    painter.rect_filled(band, 3.0, egui::Color32::from_black_alpha(150));
+    painter.galley(at, galley, egui::Color32::from_gray(240));
 }
 
 /// Keeps the first failure.

@@ -131,12 +131,17 @@ pub enum Command {
     },
     /// Pictures of a preset on a clip with no window and no X server (EGL, surfaceless): one
     /// PNG per frame, drawn by the tuner's viewport code. Frame N is the state after N fixed
-    /// steps from the clip start. Same command, build and machine: byte-identical PNGs.
+    /// steps from the clip start. Same command, build and machine: byte-identical PNGs. With
+    /// `--preset-b`, A/B pictures: A on the left, B on the right at the same clip time, each
+    /// half `--size` (`<A>_vs_<B>_<clip>_<camera>_<frame>.png`).
     #[cfg(feature = "gui")]
     Render {
         /// The preset file.
         #[arg(long)]
         preset: PathBuf,
+        /// A second preset to draw beside the first, for comparing.
+        #[arg(long, value_name = "FILE")]
+        preset_b: Option<PathBuf>,
         /// The character's animation to play, by name; an unknown name is an error that lists
         /// the clips there are.
         #[arg(long, default_value = "dodge")]
@@ -256,6 +261,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         #[cfg(feature = "gui")]
         Some(Command::Render {
             preset,
+            preset_b,
             clip,
             character,
             frames,
@@ -266,6 +272,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             quiet,
         }) => render_command(render::RenderArgs {
             preset,
+            preset_b,
             clip,
             character,
             frames,

@@ -193,6 +193,44 @@ impl Timings {
     }
 }
 
+/// A job's simulation on its way through the frames, and how its pictures look.
+struct JobRun {
+    scene: Scene,
+    look: crate::render::FabricLook,
+}
+
+impl JobRun {
+    fn new(job: &Job) -> anyhow::Result<JobRun> {
+        let mut scene = Scene::new(job.character.clone(), &job.preset, &job.clip)
+            .with_context(|| format!("{} on clip `{}`", job.preset_path.display(), job.clip))?;
+        scene.set_skin_body(true);
+        let look = look_for(&job.preset, &job.preset_path);
+        Ok(JobRun { scene, look })
+    }
+
+    /// Steps until `steps` fixed steps from the clip start, timed into `t`.
+    fn advance_to(&mut self, steps: u64, t: &mut Timings) {
+        let start = Instant::now();
+        while self.scene.steps() < steps {
+            self.scene.step();
+            t.steps += 1;
+        }
+        t.simulation += start.elapsed();
+    }
+
+    /// Steps until the clip time of `frame` fixed steps at `hz` (another preset's rate in
+    /// an A/B picture), to the nearest of this preset's steps.
+    fn advance_to_time_of(&mut self, frame: u64, hz: f32, t: &mut Timings) {
+        let own = self.scene.params().timestep_hz as f64;
+        self.advance_to((frame as f64 * own / hz as f64).round() as u64, t);
+    }
+
+    fn draw(&self, offscreen: &mut Offscreen, camera: &CameraSpec, job: &Job) -> Rgba {
+        let cam = camera.camera(&self.scene);
+        offscreen.draw(&cam, &scene_data(&self.scene, self.look), &job.overlays)
+    }
+}
+
 /// Runs the job's simulation from the clip start and hands each picture to `shot` as soon as
 /// it is drawn.
 pub fn run_job(
@@ -202,21 +240,12 @@ pub fn run_job(
     mut shot: impl FnMut(Shot) -> anyhow::Result<()>,
 ) -> anyhow::Result<Timings> {
     let mut t = Timings::default();
-    let mut scene = Scene::new(job.character.clone(), &job.preset, &job.clip)
-        .with_context(|| format!("{} on clip `{}`", job.preset_path.display(), job.clip))?;
-    scene.set_skin_body(true);
-    let look = look_for(&job.preset, &job.preset_path);
+    let mut run = JobRun::new(job)?;
     for &frame in &job.frames {
-        let start = Instant::now();
-        while scene.steps() < frame {
-            scene.step();
-            t.steps += 1;
-        }
-        t.simulation += start.elapsed();
+        run.advance_to(frame, &mut t);
         for camera in &job.cameras {
             let start = Instant::now();
-            let cam = camera.camera(&scene);
-            let image = offscreen.draw(&cam, &scene_data(&scene, look), &job.overlays);
+            let image = run.draw(offscreen, camera, job);
             t.drawing += start.elapsed();
             t.shots += 1;
             progress.set_message(format!(
@@ -241,6 +270,58 @@ pub fn run_job(
     }
     Ok(t)
 }
+
+/// Two jobs on the same clip, frames and cameras (A and B of a comparison), each picture A
+/// on the left and B on the right, B at the same clip time as A. Names are
+/// `<A>_vs_<B>_<clip>_<camera>_<frame>.png`. Each has its own offscreen target (and so its
+/// own fabric and meshes kept between pictures).
+pub fn run_pair(
+    (a, b): (&Job, &Job),
+    (off_a, off_b): (&mut Offscreen, &mut Offscreen),
+    progress: &ProgressBar,
+    mut shot: impl FnMut(Shot) -> anyhow::Result<()>,
+) -> anyhow::Result<Timings> {
+    let mut t = Timings::default();
+    let (mut run_a, mut run_b) = (JobRun::new(a)?, JobRun::new(b)?);
+    let hz = a.preset.params.timestep_hz;
+    let stem = |j: &Job| {
+        j.preset_path
+            .file_stem()
+            .map_or("preset".into(), |s| s.to_string_lossy().to_string())
+    };
+    let pair_path = PathBuf::from(format!("{}_vs_{}.json", stem(a), stem(b)));
+    for &frame in &a.frames {
+        run_a.advance_to(frame, &mut t);
+        run_b.advance_to_time_of(frame, hz, &mut t);
+        for camera in &a.cameras {
+            let start = Instant::now();
+            let left = run_a.draw(off_a, camera, a);
+            let right = run_b.draw(off_b, camera, b);
+            let image = left.beside(&right, PAIR_GAP, [20, 20, 20, 255]);
+            t.drawing += start.elapsed();
+            t.shots += 1;
+            progress.set_message(format!("{} {} frame {frame}", a.clip, camera.file_label()));
+            let name = shot_name(
+                a.character_label.as_deref(),
+                &pair_path,
+                &a.clip,
+                camera,
+                frame,
+            );
+            shot(Shot {
+                name,
+                frame,
+                camera: *camera,
+                image,
+            })?;
+            progress.inc(1);
+        }
+    }
+    Ok(t)
+}
+
+/// Pixels between the two halves of an A/B picture.
+pub const PAIR_GAP: u32 = 4;
 
 /// A progress bar on stderr (hidden with `quiet` or when stderr is not a terminal).
 pub fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
@@ -269,6 +350,8 @@ pub fn writable_dir(dir: &Path) -> anyhow::Result<()> {
 #[derive(Clone, Debug)]
 pub struct RenderArgs {
     pub preset: PathBuf,
+    /// A second preset drawn beside the first (A/B pictures).
+    pub preset_b: Option<PathBuf>,
     pub clip: String,
     pub character: super::CharacterArgs,
     pub frames: Vec<u64>,
@@ -292,6 +375,18 @@ pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
         vec![args.camera],
         overlays(&args.overlays),
     )?;
+    let job_b = match &args.preset_b {
+        Some(b) => Some(Job::new(
+            &character,
+            args.character.label(),
+            b,
+            &args.clip,
+            &args.frames,
+            vec![args.camera],
+            overlays(&args.overlays),
+        )?),
+        None => None,
+    };
     writable_dir(&args.out)?;
     let gl = HeadlessGl::new()?;
     let mut offscreen = Offscreen::new(&gl, args.width, args.height)?;
@@ -299,12 +394,19 @@ pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
     let mut written = Vec::new();
     let mut timings = Timings::default();
     let writer = PngWriter::new();
-    let drawn = run_job(&job, &mut offscreen, &bar, |shot| {
+    let write = |shot: Shot| {
         let path = args.out.join(&shot.name);
         writer.write(path.clone(), shot.image)?;
         written.push(path);
         Ok(())
-    });
+    };
+    let drawn = match &job_b {
+        Some(b) => {
+            let mut off_b = Offscreen::new(&gl, args.width, args.height)?;
+            run_pair((&job, b), (&mut offscreen, &mut off_b), &bar, write)
+        }
+        None => run_job(&job, &mut offscreen, &bar, write),
+    };
     // The writer's own error says why a write failed; the drawing's says why it stopped.
     writer.finish()?;
     timings.add(drawn?);

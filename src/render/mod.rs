@@ -323,6 +323,8 @@ pub struct Renderer {
     body: Option<LiveMesh>,
     jacket: Option<LiveMesh>,
     jacket_look: Option<FabricLook>,
+    /// The see-through jacket of an A/B comparison's ghost.
+    ghost: Option<LiveMesh>,
     heat: Option<Gm<Mesh, three_d::ColorMaterial>>,
     stretch_links: Shapes,
     shear_links: Shapes,
@@ -389,6 +391,7 @@ impl Renderer {
             body: None,
             jacket: None,
             jacket_look: None,
+            ghost: None,
             heat: None,
             stretch_links: Shapes::new(ctx, &cyl, srgba(60, 140, 255, 255), false),
             shear_links: Shapes::new(ctx, &cyl, srgba(255, 150, 40, 255), false),
@@ -431,26 +434,7 @@ impl Renderer {
         if viewport.width == 0 || viewport.height == 0 {
             return;
         }
-        let followed = scene.root.w_axis.truncate();
-        let followed = if followed.is_finite() {
-            followed
-        } else {
-            GVec3::ZERO
-        };
-        let cam = Camera::new_perspective(
-            viewport,
-            v3(camera.eye(followed)),
-            v3(camera.target(followed)),
-            three_d::vec3(0.0, 1.0, 0.0),
-            three_d::degrees(camera.fov_deg.clamp(5.0, 120.0)),
-            0.05,
-            200.0,
-        );
-        let root = if scene.root.is_finite() {
-            scene.root
-        } else {
-            GMat4::IDENTITY
-        };
+        let (cam, followed, root) = view_of(viewport, camera, scene);
         self.update_meshes(root, scene, overlays);
         self.update_overlays(root, scene, overlays);
         self.place_ground(followed);
@@ -501,6 +485,39 @@ impl Renderer {
                 .clear_partially(scissor, ClearState::depth(1.0))
                 .render_partially(scissor, &cam, top_objects, &lights);
         }
+    }
+
+    /// Draws only the jacket of `scene`, see-through and tinted, over what `target` already
+    /// holds inside `viewport` (an A/B comparison's ghost over the other preset's picture): the
+    /// depth already there hides it behind the body, and nothing is cleared.
+    pub fn draw_ghost(
+        &mut self,
+        target: &RenderTarget,
+        viewport: Viewport,
+        camera: &OrbitCamera,
+        scene: &SceneData,
+    ) {
+        if viewport.width == 0 || viewport.height == 0 {
+            return;
+        }
+        let (cam, _, root) = view_of(viewport, camera, scene);
+        let ctx = self.ctx.clone();
+        match scene.jacket {
+            Some(jacket) => LiveMesh::update(
+                &mut self.ghost,
+                &ctx,
+                &jacket,
+                || ghost_material(&ctx),
+                [1.0; 2],
+            ),
+            None => self.ghost = None,
+        }
+        let Some(ghost) = self.ghost.as_mut() else {
+            return;
+        };
+        ghost.gm.geometry.set_transformation(m4(root));
+        let lights: [&dyn Light; 3] = [&self.key, &self.fill, &self.ambient];
+        target.render_partially(ScissorBox::from(viewport), &cam, [&ghost.gm], &lights);
     }
 
     /// The body and jacket meshes from this frame's data, placed at the character's root.
@@ -693,6 +710,48 @@ impl Renderer {
         }
         self.wind.set(GMat4::IDENTITY, &wind);
     }
+}
+
+/// The camera for `viewport`, the point it follows and the character's frame (identity
+/// when the scene's is broken), shared by the full picture and the ghost.
+fn view_of(viewport: Viewport, camera: &OrbitCamera, scene: &SceneData) -> (Camera, GVec3, GMat4) {
+    let followed = scene.root.w_axis.truncate();
+    let followed = if followed.is_finite() {
+        followed
+    } else {
+        GVec3::ZERO
+    };
+    let cam = Camera::new_perspective(
+        viewport,
+        v3(camera.eye(followed)),
+        v3(camera.target(followed)),
+        three_d::vec3(0.0, 1.0, 0.0),
+        three_d::degrees(camera.fov_deg.clamp(5.0, 120.0)),
+        0.05,
+        200.0,
+    );
+    let root = if scene.root.is_finite() {
+        scene.root
+    } else {
+        GMat4::IDENTITY
+    };
+    (cam, followed, root)
+}
+
+/// The ghost's fabric: a cool, see-through tint that reads apart from any fabric look, seen
+/// from both sides, leaving the depth of the picture under it alone.
+fn ghost_material(ctx: &Context) -> PhysicalMaterial {
+    let cpu = CpuMaterial {
+        albedo: srgba(120, 205, 255, 110),
+        roughness: 0.8,
+        metallic: 0.0,
+        ..Default::default()
+    };
+    let mut m = PhysicalMaterial::new_transparent(ctx, &cpu);
+    m.emissive = srgba(30, 60, 90, 255);
+    m.render_states.cull = Cull::None;
+    m.render_states.write_mask = three_d::WriteMask::COLOR;
+    m
 }
 
 fn jacket_material(ctx: &Context, look: FabricLook) -> PhysicalMaterial {

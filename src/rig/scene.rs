@@ -230,6 +230,11 @@ impl Scene {
         &self.character
     }
 
+    /// The character, shared (to play another preset on it, or measure one in the background).
+    pub fn character_arc(&self) -> &Arc<Character> {
+        &self.character
+    }
+
     /// The jacket rig.
     pub fn rig(&self) -> &JacketRig {
         &self.rig
