@@ -98,7 +98,7 @@ fn the_schema_refuses_what_the_loader_refuses() {
     assert!(v.is_valid(&with("/params/collision_margin", 0.05.into())));
     // Wrong type, wrong version, wrong garment, unknown field.
     assert!(!v.is_valid(&with("/params/hard_constraints", "yes".into())));
-    assert!(!v.is_valid(&with("/version", 2.into())));
+    assert!(!v.is_valid(&with("/version", 3.into())));
     assert!(!v.is_valid(&with("/garment", "cape".into())));
     let mut unknown = tweed.clone();
     unknown["params"]["stifness"] = 0.5.into();
@@ -109,6 +109,37 @@ fn the_schema_refuses_what_the_loader_refuses() {
     assert!(v.is_valid(&converted));
     converted["converted_from_hz"] = 500.0.into();
     assert!(!v.is_valid(&converted));
+    // The look: a colour is "#rrggbb", sheerness 0 to 1, the patterns by name.
+    assert!(v.is_valid(&with("/look/colour", "#A0b0C0".into())));
+    assert!(!v.is_valid(&with("/look/colour", "brown".into())));
+    assert!(!v.is_valid(&with("/look/sheerness", 1.5.into())));
+    assert!(!v.is_valid(&with("/look/pattern", "lace".into())));
+}
+
+#[test]
+fn a_bad_look_is_named_with_its_field_and_range_and_a_version_1_file_keeps_its_look() {
+    let tweed = std::fs::read_to_string("presets/tweed.json").unwrap();
+    let load = |text: &str| cloth_tuner::preset::Preset::from_json(text, "mine.json".as_ref());
+    let e = load(&tweed.replace("\"sheerness\": 0.0", "\"sheerness\": 1.5")).unwrap_err();
+    assert_eq!(e.field(), Some("look.sheerness"));
+    assert!(e.to_string().contains("0 to 1"), "{e}");
+    let e = load(&tweed.replace("#8e6442", "#8e64")).unwrap_err();
+    assert_eq!(e.field(), Some("look.colour"));
+    assert!(e.to_string().contains("#rrggbb"), "{e}");
+    // A version 1 veil saved under another name is still drawn as a veil, and the shipped
+    // version 2 files carry the looks version 1 gave them.
+    let v1 = std::fs::read_to_string("tests/fixtures/veil_before_retune.json").unwrap();
+    assert!(v1.contains("\"version\": 1"));
+    let old = cloth_tuner::preset::Preset::from_json(&v1, "old.json".as_ref()).unwrap();
+    assert_eq!(old.look, cloth_tuner::preset::Look::VEIL);
+    for (file, look) in [
+        ("tweed", cloth_tuner::preset::Look::TWEED),
+        ("down_jacket", cloth_tuner::preset::Look::DOWN),
+        ("veil", cloth_tuner::preset::Look::VEIL),
+    ] {
+        let p = cloth_tuner::preset::Preset::load(format!("presets/{file}.json")).unwrap();
+        assert_eq!(p.look, look, "{file}");
+    }
 }
 
 #[test]

@@ -701,7 +701,7 @@ mod tests {
         let flat = [CtVec3::default(); 12];
         let s = unsafe { ct_cloth_create(path.as_ptr(), 3, 4, flat.as_ptr(), 12, &mut cloth) };
         assert_eq!(s, CtStatus::TopologyError);
-        assert_eq!(ct_preset_format_version(), 1);
+        assert_eq!(ct_preset_format_version(), 2);
     }
 
     #[test]

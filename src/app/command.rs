@@ -12,7 +12,8 @@ use super::compare::CompareMode;
 use super::{App, FileTask, Pending};
 use crate::export::Engine;
 use crate::preset::Garment;
-use crate::render::{FabricLook, Overlays, Quality, View};
+use crate::preset::Look;
+use crate::render::{Overlays, Quality, View};
 use crate::sim::FabricParams;
 
 /// One thing the artist asked for.
@@ -76,7 +77,8 @@ pub enum Command {
         target: Option<Vec3>,
     },
     SetOverlays(Overlays),
-    SetLook(FabricLook),
+    /// The preset's look (pattern, colour, sheerness).
+    SetLook(Look),
     /// View > Quality.
     SetQuality(Quality),
     SetView(View),
@@ -163,7 +165,7 @@ impl App {
             Command::Seek(t) => playback.seek_to(t),
             Command::Drag { particle, target } => playback.scene_mut().drag(particle, target),
             Command::SetOverlays(o) => self.view.overlays = o,
-            Command::SetLook(look) => self.view.look = look,
+            Command::SetLook(look) => self.doc.preset.look = look,
             Command::SetQuality(q) => self.view.quality = q,
             Command::SetView(view) => {
                 let root = playback.scene().root().rotation;

@@ -13,9 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::command::Command;
 use super::document::Document;
 use super::viewport::{OtherView, Snapshot};
-use super::{look_key, App};
+use super::App;
 use crate::preset::Preset;
-use crate::render::FabricLook;
 use crate::rig::metrics::{simulate, Metrics};
 use crate::rig::Scene;
 
@@ -36,7 +35,6 @@ pub enum CompareMode {
 pub struct Compare {
     /// The preset the knobs do not edit now, with its file and undo history.
     pub(super) other: Document,
-    pub(super) other_look: FabricLook,
     /// The knobs edit B (the swap key was pressed an odd number of times).
     pub(super) editing_b: bool,
     pub(super) table_open: bool,
@@ -249,11 +247,9 @@ impl App {
             Ok(second) => {
                 self.playback.set_second(Some(second));
                 self.status = format!("Comparing with {} (B)", preset.name);
-                let other_look = FabricLook::for_preset(&look_key(&preset, path.as_deref()));
                 let table_open = self.compare.as_ref().is_some_and(|c| c.table_open);
                 self.compare = Some(Compare {
                     other: Document::new(preset, path, Vec::new()),
-                    other_look,
                     editing_b: false,
                     table_open,
                     measure: Measure::default(),
@@ -293,7 +289,6 @@ impl App {
             return;
         };
         std::mem::swap(&mut self.doc, &mut c.other);
-        std::mem::swap(&mut self.view.look, &mut c.other_look);
         c.editing_b = !c.editing_b;
         self.playback.swap();
         let side = if c.editing_b { "B" } else { "A" };
@@ -346,7 +341,7 @@ impl App {
     pub(super) fn other_view(&mut self, mode: CompareMode) -> Option<OtherView> {
         let c = self.compare.as_ref()?;
         let labels = self.compare_labels(c);
-        let (look, editing_b) = (c.other_look, c.editing_b);
+        let (look, editing_b) = (c.other.preset().look, c.editing_b);
         let scene = self.playback.second()?;
         let snapshot: Snapshot = self.view.viewport.snapshot_other(scene, look);
         Some(OtherView {

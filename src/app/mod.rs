@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::export::{export_for_engine, Engine, EngineExport, GridSize};
 use crate::preset::Preset;
-use crate::render::{FabricLook, OrbitCamera, Overlays, Quality};
+use crate::render::{OrbitCamera, Overlays, Quality};
 use crate::rig::{Character, Scene};
 use crate::sim::FabricParams;
 pub use character_panel::CharacterEditor;
@@ -275,7 +275,6 @@ impl App {
             overlays: persisted.overlays.clone(),
             quality: persisted.quality,
             compare_mode: persisted.compare_mode,
-            look: FabricLook::for_preset(&look_key(&preset, path.as_deref())),
             viewport,
             fps: FpsMeter::new(options.report_fps),
         };
@@ -380,7 +379,6 @@ impl App {
 
     /// Puts a preset in as the document and plays it from the clip start.
     fn install(&mut self, preset: Preset, path: Option<PathBuf>) {
-        self.view.look = FabricLook::for_preset(&look_key(&preset, path.as_deref()));
         self.doc.replace(preset, path);
         self.error = None;
         self.playback.load_preset(&self.doc.preset);
@@ -716,14 +714,6 @@ pub fn shipped(i: usize) -> Preset {
     let (name, text) = SHIPPED.get(i).copied().unwrap_or(SHIPPED[0]);
     // The shipped presets are checked by the test suite; fall back to defaults anyway.
     Preset::from_json(text, Path::new(name)).unwrap_or_default()
-}
-
-fn look_key(preset: &Preset, path: Option<&Path>) -> String {
-    let file = path
-        .and_then(|p| p.file_stem())
-        .map(|f| f.to_string_lossy().to_string())
-        .unwrap_or_default();
-    format!("{} {}", preset.name, file)
 }
 
 /// The folder of shipped presets: `CLOTH_TUNER_PRESETS`, else `./presets`, else the source

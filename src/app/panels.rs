@@ -11,7 +11,7 @@ use super::command::Command;
 use super::playback::SPEED_RANGE;
 use super::{list_presets, params_panel, presets_dir, timeline, App, FileTask, SHIPPED};
 use crate::export::Engine;
-use crate::preset::Garment;
+use crate::preset::{Garment, Look, Pattern};
 
 impl App {
     /// Every panel of the window, in the order egui lays them out.
@@ -214,6 +214,7 @@ impl App {
                 out.push(Command::SetGarment(garment));
             }
         });
+        look_editor(ui, &preset.look, out);
         ui.separator();
         egui::ScrollArea::vertical().show(ui, |ui| {
             let mut params = preset.params.clone();
@@ -235,7 +236,7 @@ impl App {
         let other = self.other_view(self.view.compare_mode);
         let scene = self.playback.scene();
         let view = &mut self.view;
-        let snapshot = view.viewport.snapshot(scene, view.look);
+        let snapshot = view.viewport.snapshot(scene, self.doc.preset.look);
         view.viewport.set_quality(view.quality);
         let positions = scene.cloth().positions();
         view.viewport.ui(
@@ -246,6 +247,50 @@ impl App {
             positions,
             out,
         );
+    }
+}
+
+/// The preset's look: weave, colour and sheerness (how the fabric is drawn, not how it
+/// moves).
+fn look_editor(ui: &mut Ui, look: &Look, out: &mut Vec<Command>) {
+    let mut l = *look;
+    ui.horizontal(|ui| {
+        ui.label("Look").on_hover_text(
+            "How the fabric is drawn in the tuner and in pictures; saved in the preset. It does \
+             not change how the fabric moves.",
+        );
+        for p in Pattern::ALL {
+            ui.radio_value(&mut l.pattern, p, p.as_str());
+        }
+        ui.color_edit_button_srgb(&mut l.colour.0)
+            .on_hover_text("The yarn's colour in light; the weave's threads are shaded from it");
+        ui.menu_button("Shipped", |ui| {
+            for (name, shipped) in Look::SHIPPED {
+                if ui.button(name).clicked() {
+                    l = shipped;
+                }
+            }
+        });
+    });
+    ui.add(
+        egui::Slider::new(&mut l.sheerness, 0.0..=1.0)
+            .text("Sheerness")
+            .custom_formatter(|v, _| format!("{:.0} %", v * 100.0))
+            .custom_parser(|s| {
+                s.trim()
+                    .trim_end_matches('%')
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .map(|v| v / 100.0)
+            }),
+    )
+    .on_hover_text(
+        "How see-through the fabric is: 0 % opaque; above 0 it is drawn blended and from both \
+         sides (a net's holes let through more than its threads). Range 0 to 100 %.",
+    );
+    if l != *look {
+        out.push(Command::SetLook(l));
     }
 }
 

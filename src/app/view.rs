@@ -1,5 +1,5 @@
-//! How the scene is looked at: the camera, the overlays, the fabric look, the 3D viewport and
-//! the frame-rate meter, with the View menu that changes them.
+//! How the scene is looked at: the camera, the overlays, the 3D viewport and the frame-rate
+//! meter, with the View menu that changes them. (The fabric's look belongs to the preset.)
 
 use eframe::egui;
 use egui::Ui;
@@ -7,7 +7,7 @@ use egui::Ui;
 use super::command::Command;
 use super::compare::CompareMode;
 use super::viewport::Viewport;
-use crate::render::{FabricLook, OrbitCamera, Overlays, Quality, View};
+use crate::render::{OrbitCamera, Overlays, Quality, View};
 
 /// Seconds between two frame-rate lines on stderr (`--report-fps`).
 const FPS_REPORT_SECONDS: f64 = 3.0;
@@ -20,7 +20,6 @@ pub struct ViewState {
     pub quality: Quality,
     /// Compare > side by side or ghost.
     pub compare_mode: CompareMode,
-    pub look: FabricLook,
     pub viewport: Viewport,
     pub fps: FpsMeter,
 }
@@ -92,7 +91,7 @@ impl ViewState {
         }
     }
 
-    /// The View menu: layers, the fabric look and the camera.
+    /// The View menu: layers, quality and the camera.
     pub fn menu(&self, ui: &mut Ui, out: &mut Vec<Command>) {
         let mut o = self.overlays.clone();
         ui.checkbox(&mut o.body, "Body");
@@ -118,15 +117,6 @@ impl ViewState {
         }
         if o != self.overlays {
             out.push(Command::SetOverlays(o));
-        }
-        ui.separator();
-        ui.label("Fabric look");
-        let mut look = self.look;
-        for l in FabricLook::ALL {
-            ui.radio_value(&mut look, l, l.label());
-        }
-        if look != self.look {
-            out.push(Command::SetLook(look));
         }
         ui.separator();
         self.quality_menu(ui, out);

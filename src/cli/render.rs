@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::picture::{PngWriter, Rgba};
 use crate::preset::Preset;
 pub use crate::render::headless::CameraSpec;
-use crate::render::headless::{look_for, HeadlessGl, Offscreen};
+use crate::render::headless::{HeadlessGl, Offscreen};
 use crate::render::scene_data;
 use crate::render::Overlays;
 use crate::rig::{Character, Scene};
@@ -204,7 +204,7 @@ impl JobRun {
         let mut scene = Scene::new(job.character.clone(), &job.preset, &job.clip)
             .with_context(|| format!("{} on clip `{}`", job.preset_path.display(), job.clip))?;
         scene.set_skin_body(true);
-        let look = look_for(&job.preset, &job.preset_path);
+        let look = job.preset.look;
         Ok(JobRun { scene, look })
     }
 

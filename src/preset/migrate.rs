@@ -39,6 +39,13 @@
 //! Everything else (`format`, `name`, `description`, `garment`) is unchanged; `fabric` becomes
 //! `params` and `version` becomes 1. A knob missing from a version 0 file takes its version 1
 //! default. The per-step values keep their meaning: version 0 files step at `1 / dt`.
+//!
+//! # Version 1 to version 2
+//!
+//! Version 2 stores the fabric's look (`look`: pattern, colour, sheerness). A version 1 file
+//! had none: the tuner chose it from the preset's name and file name, so the migration makes
+//! the same choice ([`super::Look::from_name`]) and writes it into the document. Nothing else
+//! changes; the file looks as it did.
 
 use serde_json::{Map, Value};
 
@@ -100,13 +107,15 @@ impl MigrateError {
 
 /// Turns a preset document of format version `from` into a current one, one version at a
 /// time. The result still has to be read and validated like any current file. A document
-/// already at [`VERSION`] is returned unchanged.
-pub fn migrate(doc: Value, from: u32) -> Result<Value, MigrateError> {
+/// already at [`VERSION`] is returned unchanged. `file_stem` is the file's name without its
+/// extension (a version 1 look was chosen from it).
+pub fn migrate(doc: Value, from: u32, file_stem: &str) -> Result<Value, MigrateError> {
     let mut doc = doc;
     let mut version = from;
     while version < VERSION {
         doc = match version {
             0 => v0_to_v1(doc)?,
+            1 => v1_to_v2(doc, file_stem)?,
             v => {
                 return Err(MigrateError::new(
                     "version",
@@ -140,6 +149,30 @@ pub fn source_path(from: u32, field: &str) -> Vec<String> {
         }
     }
     split(field)
+}
+
+fn v1_to_v2(doc: Value, file_stem: &str) -> Result<Value, MigrateError> {
+    let Value::Object(mut top) = doc else {
+        return Err(MigrateError::new(
+            "version",
+            "a version 1 preset is a JSON object".to_string(),
+        ));
+    };
+    if top.contains_key("look") {
+        return Err(MigrateError::new(
+            "look",
+            "version 1 presets have no `look` (it came in version 2): is the file's `version` \
+             right?"
+                .to_string(),
+        ));
+    }
+    let name = top.get("name").and_then(Value::as_str).unwrap_or_default();
+    let look = super::Look::from_name(&format!("{name} {file_stem}"));
+    let look = serde_json::to_value(look)
+        .map_err(|e| MigrateError::new("look", format!("cannot write the look: {e}")))?;
+    top.insert("look".to_string(), look);
+    top.insert("version".to_string(), Value::from(2u32));
+    Ok(Value::Object(top))
 }
 
 fn v0_to_v1(doc: Value) -> Result<Value, MigrateError> {
@@ -249,14 +282,14 @@ mod tests {
             "format": "cloth-tuner-preset", "version": 0, "name": "x",
             "fabric": { "dt": 0.016666668, "stretch_limit": null, "edge": { "wind": 2.0 } }
         });
-        let v1 = migrate(doc, 0).unwrap();
-        assert_eq!(v1["version"], 1);
+        let v1 = migrate(doc, 0, "old").unwrap();
+        assert_eq!(v1["version"], 2);
         assert_eq!(v1["params"]["timestep_hz"], 60.0);
         assert_eq!(v1["params"]["deformation_limit"], false);
         assert_eq!(v1["params"]["edge_wind_scale"], 2.0);
         assert!(v1.get("fabric").is_none());
         let doc = serde_json::json!({ "version": 0, "fabric": { "dt": 0.0333333, "stretch_limit": 1.05 } });
-        let v1 = migrate(doc, 0).unwrap();
+        let v1 = migrate(doc, 0, "old").unwrap();
         assert_eq!(v1["params"]["timestep_hz"], 30.0);
         assert_eq!(v1["params"]["deformation_limit"], true);
         assert_eq!(v1["params"]["max_stretch_ratio"], 1.05);
@@ -264,11 +297,12 @@ mod tests {
 
     #[test]
     fn bad_version_0_fields_are_named() {
-        let e = migrate(serde_json::json!({ "fabric": { "dt": -1 } }), 0).unwrap_err();
+        let e = migrate(serde_json::json!({ "fabric": { "dt": -1 } }), 0, "old").unwrap_err();
         assert_eq!(e.field, "fabric.dt");
         let e = migrate(
             serde_json::json!({ "fabric": { "edge": { "colour": 1 } } }),
             0,
+            "old",
         )
         .unwrap_err();
         assert_eq!(e.field, "fabric.edge.colour");
@@ -278,5 +312,21 @@ mod tests {
             vec!["fabric", "wind", "gust_hz"]
         );
         assert_eq!(source_path(1, "params.damping"), vec!["params", "damping"]);
+    }
+
+    #[test]
+    fn a_version_1_file_gets_the_look_its_name_or_file_name_gave_it() {
+        let doc = |name: &str| serde_json::json!({ "version": 1, "name": name, "params": {} });
+        let look = |v: Value| serde_json::from_value::<super::super::Look>(v["look"].clone());
+        let v2 = migrate(doc("Veil"), 1, "anything").unwrap();
+        assert_eq!(v2["version"], 2);
+        assert_eq!(look(v2).unwrap(), super::super::Look::VEIL);
+        let v2 = migrate(doc("Untitled"), 1, "my_down_coat").unwrap();
+        assert_eq!(look(v2).unwrap(), super::super::Look::DOWN);
+        let v2 = migrate(doc("My wool"), 1, "my_wool").unwrap();
+        assert_eq!(look(v2).unwrap(), super::super::Look::TWEED);
+        let mut bad = doc("x");
+        bad["look"] = serde_json::json!({});
+        assert_eq!(migrate(bad, 1, "x").unwrap_err().field, "look");
     }
 }

@@ -1,13 +1,15 @@
 //! The fabric preset file: a versioned JSON document holding a name, a description, the
-//! garment it is tuned for, and every [`FabricParams`] knob (the time step included).
+//! garment it is tuned for, how the fabric looks ([`Look`]) and every [`FabricParams`] knob
+//! (the time step included).
 //!
 //! ```json
 //! {
 //!   "format": "cloth-tuner-preset",
-//!   "version": 1,
+//!   "version": 2,
 //!   "name": "Tweed",
 //!   "description": "Heavy wool jacket ...",
 //!   "garment": "jacket",
+//!   "look": { "pattern": "woven", "colour": "#8e6442", "sheerness": 0.0 },
 //!   "params": { "timestep_hz": 60.0, "iterations": 2, "substeps": 2, ... }
 //! }
 //! ```
@@ -20,7 +22,7 @@
 //! ```
 //! use cloth_tuner::preset::Preset;
 //!
-//! let text = r#"{ "format": "cloth-tuner-preset", "version": 1, "name": "Bare",
+//! let text = r#"{ "format": "cloth-tuner-preset", "version": 2, "name": "Bare",
 //!                 "params": { "damping": 0.05 } }"#;
 //! let preset = Preset::from_json(text, "bare.json".as_ref())?;
 //! assert_eq!(preset.params.damping, 0.05);
@@ -50,16 +52,18 @@ use crate::files::{write_atomic, WriteError};
 use crate::sim::FabricParams;
 
 pub mod convert;
+pub mod look;
 pub mod migrate;
 #[cfg(feature = "schema")]
 pub mod schema;
 
 pub use convert::{convert_params, convert_preset, retimed, Change, Conversion, ConvertError};
+pub use look::{Colour, Look, Pattern};
 
 /// The value of the `format` field.
 pub const FORMAT: &str = "cloth-tuner-preset";
 /// The format version this build reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Which garment a preset is tuned for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -107,6 +111,9 @@ pub struct Preset {
     /// The garment the fabric is tuned on.
     #[serde(default)]
     pub garment: Garment,
+    /// How the fabric looks in the tuner and in pictures (no effect on the simulation).
+    #[serde(default)]
+    pub look: Look,
     /// The time step (Hz, 15 to 240) of the preset this one was converted from with
     /// `cloth-tuner export --timestep-hz`; absent for a preset tuned at its own step. Only a
     /// record: the simulation reads `params.timestep_hz`.
@@ -249,6 +256,7 @@ impl Preset {
             name: name.to_string(),
             description: String::new(),
             garment: Garment::Jacket,
+            look: Look::default(),
             converted_from_hz: None,
             params,
         }
@@ -322,12 +330,14 @@ impl Preset {
             // An older version: migrate the document, then read it as this version. Positions
             // in messages point at the old field in the original text.
             let from = from as u32;
-            let migrated = migrate::migrate(value, from).map_err(|e| PresetError::Field {
-                path: p(),
-                at: locate_path(text, &e.location),
-                field: e.field,
-                message: e.message,
-            })?;
+            let stem = path.file_stem().map(|s| s.to_string_lossy().to_string());
+            let migrated = migrate::migrate(value, from, stem.as_deref().unwrap_or_default())
+                .map_err(|e| PresetError::Field {
+                    path: p(),
+                    at: locate_path(text, &e.location),
+                    field: e.field,
+                    message: e.message,
+                })?;
             let locate = |field: &str| locate_path(text, &migrate::source_path(from, field));
             let preset: Preset = serde_path_to_error::deserialize(migrated).map_err(|e| {
                 let field = e.path().to_string();
@@ -391,6 +401,16 @@ impl Preset {
                 field,
                 value: *value,
                 range: spec.range_text(),
+            });
+        }
+        if !self.look.in_range() {
+            let field = "look.sheerness".to_string();
+            return Err(PresetError::OutOfRange {
+                path: path.to_path_buf(),
+                at: locate(&field),
+                field,
+                value: self.look.sheerness as f64,
+                range: Look::SHEERNESS_RANGE.to_string(),
             });
         }
         if let Some(hz) = self.converted_from_hz {

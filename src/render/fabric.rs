@@ -2,82 +2,55 @@
 //! cloth it is tuned for (tweed woven and matte, down quilted with a soft sheen, veil thin and
 //! see-through from both sides).
 
-/// How the jacket is shaded.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-pub enum FabricLook {
-    /// Herringbone wool: warm brown twill with flecks, fully matte.
-    #[default]
-    Tweed,
-    /// A padded down jacket: quilted channels, soft sheen.
-    Down,
-    /// Sheer black tulle: translucent, both sides visible.
-    Veil,
-}
+use crate::preset::{Look, Pattern};
 
-impl FabricLook {
-    /// Every look.
-    pub const ALL: [FabricLook; 3] = [FabricLook::Tweed, FabricLook::Down, FabricLook::Veil];
+/// How the jacket is shaded: the preset's [`Look`].
+pub type FabricLook = Look;
 
-    /// Picks the look for a preset from its name (or file name): "veil", "down"/"puffer",
-    /// otherwise tweed.
-    pub fn for_preset(name: &str) -> FabricLook {
-        let n = name.to_ascii_lowercase();
-        if n.contains("veil") || n.contains("silk") || n.contains("tulle") {
-            FabricLook::Veil
-        } else if n.contains("down") || n.contains("puffer") || n.contains("quilt") {
-            FabricLook::Down
-        } else {
-            FabricLook::Tweed
-        }
-    }
-
-    /// The name shown in the menu.
-    pub fn label(self) -> &'static str {
-        match self {
-            FabricLook::Tweed => "Tweed (woven, matte)",
-            FabricLook::Down => "Down (quilted, sheen)",
-            FabricLook::Veil => "Veil (sheer, two-sided)",
-        }
-    }
-
+impl Look {
     /// Roughness for the physical material (1 = fully matte).
-    pub fn roughness(self) -> f32 {
-        match self {
-            FabricLook::Tweed => 0.97,
-            FabricLook::Down => 0.42,
-            FabricLook::Veil => 0.6,
+    pub fn roughness(&self) -> f32 {
+        match self.pattern {
+            Pattern::Woven => 0.97,
+            Pattern::Quilted => 0.42,
+            Pattern::Net => 0.6,
         }
-    }
-
-    /// True when the fabric is see-through (rendered blended, both sides).
-    pub fn translucent(self) -> bool {
-        self == FabricLook::Veil
     }
 
     /// How many times the texture repeats across the jacket's UV square.
-    pub fn repeat(self) -> [f32; 2] {
-        match self {
+    pub fn repeat(&self) -> [f32; 2] {
+        match self.pattern {
             // About 7 cm per repeat both ways on the jacket (its UVs run 0..4 around ~1.4 m
             // and 0..2 down ~0.66 m): herringbone bands ~1.3 cm wide and a ~7 cm windowpane
             // overcheck, which is what reads as tweed from a few metres.
-            FabricLook::Tweed => [2.5, 2.4],
-            FabricLook::Down => [1.0, 1.0],
-            FabricLook::Veil => [24.0, 14.0],
+            Pattern::Woven => [2.5, 2.4],
+            Pattern::Quilted => [1.0, 1.0],
+            Pattern::Net => [24.0, 14.0],
         }
     }
 
-    /// The texture: `size` x `size` RGBA8, sRGB, rows top to bottom.
-    pub fn texture(self, size: usize) -> Vec<[u8; 4]> {
+    /// The texture: `size` x `size` RGBA8, sRGB, rows top to bottom. Each pattern is drawn
+    /// in its shipped colour and scaled channel by channel to the look's colour (so the
+    /// shipped looks are drawn exactly as designed); sheerness sets the alpha.
+    pub fn texture(&self, size: usize) -> Vec<[u8; 4]> {
+        let reference = match self.pattern {
+            Pattern::Woven => Look::TWEED.colour.0,
+            Pattern::Quilted => Look::DOWN.colour.0,
+            Pattern::Net => Look::VEIL.colour.0,
+        };
+        let tint: [f32; 3] =
+            std::array::from_fn(|i| self.colour.0[i] as f32 / reference[i].max(1) as f32);
+        let sheer = self.sheerness.clamp(0.0, 1.0);
         let mut px = vec![[0u8; 4]; size * size];
         for y in 0..size {
             for x in 0..size {
-                px[y * size + x] = match self {
-                    FabricLook::Tweed => tweed(x, y),
-                    FabricLook::Down => down(x, y, size),
-                    FabricLook::Veil => veil(x, y),
+                let (c, alpha) = match self.pattern {
+                    Pattern::Woven => (tweed(x, y), opaque_alpha(sheer)),
+                    Pattern::Quilted => (down(x, y, size), opaque_alpha(sheer)),
+                    Pattern::Net => veil(x, y, sheer),
                 };
+                let c = [c[0] * tint[0], c[1] * tint[1], c[2] * tint[2]];
+                px[y * size + x] = to_px(c, alpha);
             }
         }
         px
@@ -85,13 +58,14 @@ impl FabricLook {
 
     /// A representative colour of the lit fabric (sRGB), for tests that look for the jacket in
     /// a screenshot.
-    pub fn base_color(self) -> [u8; 3] {
-        match self {
-            FabricLook::Tweed => [142, 100, 66],
-            FabricLook::Down => [52, 72, 110],
-            FabricLook::Veil => [28, 28, 34],
-        }
+    pub fn base_color(&self) -> [u8; 3] {
+        self.colour.0
     }
+}
+
+/// The alpha of a woven or quilted fabric: opaque unless sheer.
+fn opaque_alpha(sheerness: f32) -> u8 {
+    (255.0 * (1.0 - sheerness)).round() as u8
 }
 
 /// A small deterministic hash in 0..1.
@@ -125,7 +99,7 @@ fn to_px(c: [f32; 3], alpha: u8) -> [u8; 4] {
 /// Herringbone twill: 4/4 diagonal floats that change direction every 24 texels, a dark
 /// warp and a lighter weft, heathered (mottled) yarn with coloured flecks as in Harris tweed,
 /// and a faint rust overcheck so the weave still reads from a few metres away.
-fn tweed(x: usize, y: usize) -> [u8; 4] {
+fn tweed(x: usize, y: usize) -> [f32; 3] {
     let band = (x / 24) % 2;
     let diag = if band == 0 {
         x + y
@@ -161,12 +135,12 @@ fn tweed(x: usize, y: usize) -> [u8; 4] {
     if x % 128 < 2 || y % 128 < 2 {
         c = mix(c, [150.0, 70.0, 44.0], 0.55);
     }
-    to_px(c, 255)
+    c
 }
 
 /// Quilted down: horizontal channels, each puffed (lighter in the middle) and stitched at the
 /// seam, over a fine ripstop grid.
-fn down(x: usize, y: usize, size: usize) -> [u8; 4] {
+fn down(x: usize, y: usize, size: usize) -> [f32; 3] {
     let channels = 9.0;
     let v = y as f32 / size as f32 * channels;
     let t = v.fract();
@@ -184,20 +158,25 @@ fn down(x: usize, y: usize, size: usize) -> [u8; 4] {
     if x % 8 == 0 || y % 8 == 0 {
         c = [c[0] * 0.93, c[1] * 0.93, c[2] * 0.93];
     }
-    to_px(c, 255)
+    c
 }
 
-/// Tulle: a fine hexagon-ish net of dark threads, mostly holes.
-fn veil(x: usize, y: usize) -> [u8; 4] {
+/// Tulle: a fine hexagon-ish net of dark threads, mostly holes. At the shipped veil's
+/// sheerness (0.7) the threads' alpha is 215 and the holes' 70; at 0 the net is opaque, at 1
+/// the holes are clear.
+fn veil(x: usize, y: usize, sheerness: f32) -> ([f32; 3], u8) {
     let cell = 8;
     let row = y / cell;
     let xs = if row % 2 == 0 { x } else { x + cell / 2 };
     let on_thread = xs % cell == 0 || y % cell == 0 || (xs + y) % cell == 0;
     let c = [28.0, 28.0, 34.0];
+    let s = sheerness / Look::VEIL.sheerness;
+    let alpha =
+        |clear_at_shipped: f32| (255.0 - clear_at_shipped * s).clamp(0.0, 255.0).round() as u8;
     if on_thread {
-        to_px(c, 215)
+        (c, alpha(40.0))
     } else {
-        to_px(c, 70)
+        (c, alpha(185.0))
     }
 }
 
@@ -228,23 +207,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn preset_names_pick_their_look() {
-        assert_eq!(FabricLook::for_preset("Tweed"), FabricLook::Tweed);
-        assert_eq!(FabricLook::for_preset("Down jacket"), FabricLook::Down);
-        assert_eq!(FabricLook::for_preset("Veil"), FabricLook::Veil);
-        assert_eq!(FabricLook::for_preset("Untitled"), FabricLook::Tweed);
+    fn a_colour_tints_the_pattern_and_sheerness_sets_its_alpha() {
+        let red = Look {
+            colour: crate::preset::Colour([200, 30, 30]),
+            ..Look::TWEED
+        };
+        let avg =
+            |t: &[[u8; 4]], i: usize| t.iter().map(|p| p[i] as u32).sum::<u32>() / t.len() as u32;
+        let t = red.texture(64);
+        assert!(avg(&t, 0) > 3 * avg(&t, 1), "a red tweed should read red");
+        let sheer = Look {
+            sheerness: 0.5,
+            ..Look::DOWN
+        };
+        assert!(sheer.texture(16).iter().all(|p| p[3] == 128));
+        let clear = Look {
+            sheerness: 1.0,
+            ..Look::VEIL
+        };
+        assert!(
+            clear.texture(32).iter().any(|p| p[3] == 0),
+            "a clear net has clear holes"
+        );
+        let opaque = Look {
+            sheerness: 0.0,
+            ..Look::VEIL
+        };
+        assert!(opaque.texture(32).iter().all(|p| p[3] == 255));
     }
 
     #[test]
     fn textures_are_opaque_except_the_veil() {
-        for look in FabricLook::ALL {
+        for (_, look) in Look::SHIPPED {
             let t = look.texture(64);
             assert_eq!(t.len(), 64 * 64);
             let min_alpha = t.iter().map(|p| p[3]).min().unwrap();
             assert_eq!(min_alpha == 255, !look.translucent(), "{look:?}");
         }
         // Tweed is warm (red over blue) on average: it must not read as grey rubber.
-        let t = FabricLook::Tweed.texture(64);
+        let t = Look::TWEED.texture(64);
         let (r, b): (u32, u32) = t
             .iter()
             .fold((0, 0), |(r, b), p| (r + p[0] as u32, b + p[2] as u32));

@@ -13,9 +13,8 @@ use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::display::GlDisplay;
 use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Viewport};
 
-use super::{FabricLook, OrbitCamera, Overlays, Renderer, SceneData, View};
+use super::{OrbitCamera, Overlays, Renderer, SceneData, View};
 use crate::picture::Rgba;
-use crate::preset::Preset;
 use crate::rig::Scene;
 
 /// The Debian packages that provide windowless OpenGL.
@@ -278,15 +277,6 @@ impl CameraSpec {
     }
 }
 
-/// The fabric look for a preset, as the tuner picks it (from the preset's name and file).
-pub fn look_for(preset: &Preset, path: &std::path::Path) -> FabricLook {
-    let file = path
-        .file_stem()
-        .map(|f| f.to_string_lossy().to_string())
-        .unwrap_or_default();
-    FabricLook::for_preset(&format!("{} {}", preset.name, file))
-}
-
 /// `width` x `height` from `WxH`.
 pub fn parse_size(s: &str) -> Result<(NonZeroU32, NonZeroU32), String> {
     let bad = || format!("size `{s}` is not WIDTHxHEIGHT in pixels (e.g. 1280x720)");
@@ -332,7 +322,7 @@ mod tests {
         };
         let scene = Scene::new(
             std::sync::Arc::new(crate::rig::Character::builtin()),
-            &Preset::default(),
+            &crate::preset::Preset::default(),
             "idle",
         )
         .unwrap();
