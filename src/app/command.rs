@@ -165,7 +165,10 @@ impl App {
             Command::Seek(t) => playback.seek_to(t),
             Command::Drag { particle, target } => playback.scene_mut().drag(particle, target),
             Command::SetOverlays(o) => self.view.overlays = o,
-            Command::SetLook(look) => self.doc.preset.look = look,
+            Command::SetLook(look) => {
+                let pointer_down = ctx.input(|i| i.pointer.any_down());
+                self.doc.edit_look(look, pointer_down);
+            }
             Command::SetQuality(q) => self.view.quality = q,
             Command::SetView(view) => {
                 let root = playback.scene().root().rotation;

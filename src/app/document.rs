@@ -5,8 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use super::undo::Undo;
-use crate::preset::Preset;
+use crate::preset::{Look, Preset};
 use crate::sim::FabricParams;
+
+/// What undo steps through: the knobs and the look.
+type Edits = (FabricParams, Look);
 
 /// How many recent files the preset picker lists.
 const RECENT_LIMIT: usize = 8;
@@ -20,7 +23,7 @@ pub struct Document {
     saved: Preset,
     path: Option<PathBuf>,
     recent: Vec<PathBuf>,
-    undo: Undo,
+    undo: Undo<Edits>,
 }
 
 impl Document {
@@ -53,7 +56,7 @@ impl Document {
         &self.recent
     }
 
-    pub fn undo_history(&self) -> &Undo {
+    pub fn undo_history(&self) -> &Undo<Edits> {
         &self.undo
     }
 
@@ -122,30 +125,48 @@ impl Document {
         self.remember(path.to_path_buf());
     }
 
-    /// Replaces the whole preset (name, garment and knobs) as one undoable edit of the knobs.
+    /// Replaces the whole preset (name, garment, look and knobs) as one undoable edit of the
+    /// knobs and the look.
     pub fn set_preset(&mut self, preset: Preset) {
-        let before = self.preset.params.clone();
+        let before = self.edits();
         self.preset = preset;
-        if before != self.preset.params {
+        if before != self.edits() {
             self.undo.push(before);
         }
+    }
+
+    fn edits(&self) -> Edits {
+        (self.preset.params.clone(), self.preset.look)
+    }
+
+    fn set_edits(&mut self, (params, look): Edits) {
+        self.preset.params = params;
+        self.preset.look = look;
+    }
+
+    /// One frame of editing the look; a slider gesture is one undo step on release.
+    pub fn edit_look(&mut self, look: Look, pointer_down: bool) {
+        let before = self.edits();
+        self.preset.look = look;
+        self.undo.track(&before, &self.edits(), pointer_down);
     }
 
     /// One frame of knob editing from the parameter panel: `reset_one` when a knob was reset to
     /// its saved value (one step at once), else a slider gesture that is one step on release.
     pub fn edit_params(&mut self, params: FabricParams, reset_one: bool, pointer_down: bool) {
-        let before = std::mem::replace(&mut self.preset.params, params);
+        let before = self.edits();
+        self.preset.params = params;
         if reset_one {
             self.undo.push(before);
         } else {
-            self.undo.track(&before, &self.preset.params, pointer_down);
+            self.undo.track(&before, &self.edits(), pointer_down);
         }
     }
 
     /// Ends a slider gesture when the pointer was let go in a frame with no edit.
     pub fn settle_gesture(&mut self, pointer_down: bool) {
-        let p = self.preset.params.clone();
-        self.undo.track(&p, &p, pointer_down);
+        let now = self.edits();
+        self.undo.track(&now, &now, pointer_down);
     }
 
     /// Puts the saved knobs back, as one undoable step. Returns true when they changed.
@@ -157,22 +178,22 @@ impl Document {
         changed
     }
 
-    /// Steps the knobs back. Returns true when they changed.
+    /// Steps the knobs and the look back. Returns true when they changed.
     pub fn undo(&mut self) -> bool {
-        match self.undo.undo(&self.preset.params) {
-            Some(p) => {
-                self.preset.params = p;
+        match self.undo.undo(&self.edits()) {
+            Some(e) => {
+                self.set_edits(e);
                 true
             }
             None => false,
         }
     }
 
-    /// Steps the knobs forward again. Returns true when they changed.
+    /// Steps the knobs and the look forward again. Returns true when they changed.
     pub fn redo(&mut self) -> bool {
-        match self.undo.redo(&self.preset.params) {
-            Some(p) => {
-                self.preset.params = p;
+        match self.undo.redo(&self.edits()) {
+            Some(e) => {
+                self.set_edits(e);
                 true
             }
             None => false,
@@ -244,5 +265,18 @@ mod tests {
         assert!(doc.redo());
         assert_eq!(doc.preset.params, saved);
         assert!(!doc.redo());
+    }
+
+    #[test]
+    fn a_look_edit_is_an_undo_step_like_a_knob() {
+        let mut doc = Document::new(tweed(), None, Vec::new());
+        let mut red = doc.preset.look;
+        red.colour = crate::preset::Colour([200, 20, 20]);
+        doc.edit_look(red, false);
+        assert!(doc.is_dirty());
+        assert!(doc.undo());
+        assert_eq!(doc.preset.look, Look::TWEED);
+        assert!(doc.redo());
+        assert_eq!(doc.preset.look, red);
     }
 }

@@ -1,25 +1,36 @@
-//! Undo and redo of the fabric parameters. One gesture (a slider drag from press to release)
-//! is one step, however many frames it changes the value in.
+//! Undo and redo of what the artist edits (the fabric parameters and the look). One gesture
+//! (a slider drag from press to release) is one step, however many frames it changes the value
+//! in.
 
 use crate::sim::FabricParams;
 
-/// The undo history.
-#[derive(Clone, Debug, Default)]
-pub struct Undo {
-    past: Vec<FabricParams>,
-    future: Vec<FabricParams>,
-    /// The parameters before the gesture in progress.
-    gesture: Option<FabricParams>,
+/// The undo history of values of `T`.
+#[derive(Clone, Debug)]
+pub struct Undo<T = FabricParams> {
+    past: Vec<T>,
+    future: Vec<T>,
+    /// The value before the gesture in progress.
+    gesture: Option<T>,
+}
+
+impl<T> Default for Undo<T> {
+    fn default() -> Self {
+        Self {
+            past: Vec::new(),
+            future: Vec::new(),
+            gesture: None,
+        }
+    }
 }
 
 /// How many steps are kept.
 const LIMIT: usize = 200;
 
-impl Undo {
-    /// Records one frame of editing: `before` and `after` are the parameters around this
+impl<T: Clone + PartialEq> Undo<T> {
+    /// Records one frame of editing: `before` and `after` are the values around this
     /// frame's widgets, `pointer_down` whether a gesture may still be going on. A change while
     /// the pointer is held joins the gesture; the gesture becomes one step on release.
-    pub fn track(&mut self, before: &FabricParams, after: &FabricParams, pointer_down: bool) {
+    pub fn track(&mut self, before: &T, after: &T, pointer_down: bool) {
         if before != after && self.gesture.is_none() {
             self.gesture = Some(before.clone());
         }
@@ -33,7 +44,7 @@ impl Undo {
     }
 
     /// Records a finished edit (a menu action, a double-click reset) as one step.
-    pub fn push(&mut self, before: FabricParams) {
+    pub fn push(&mut self, before: T) {
         self.past.push(before);
         if self.past.len() > LIMIT {
             self.past.remove(0);
@@ -41,8 +52,8 @@ impl Undo {
         self.future.clear();
     }
 
-    /// Steps back: returns the parameters to restore, given the current ones.
-    pub fn undo(&mut self, current: &FabricParams) -> Option<FabricParams> {
+    /// Steps back: returns the value to restore, given the current one.
+    pub fn undo(&mut self, current: &T) -> Option<T> {
         self.gesture = None;
         let p = self.past.pop()?;
         self.future.push(current.clone());
@@ -50,7 +61,7 @@ impl Undo {
     }
 
     /// Steps forward again.
-    pub fn redo(&mut self, current: &FabricParams) -> Option<FabricParams> {
+    pub fn redo(&mut self, current: &T) -> Option<T> {
         self.gesture = None;
         let p = self.future.pop()?;
         self.past.push(current.clone());
@@ -72,6 +83,13 @@ impl Undo {
 }
 
 #[cfg(test)]
+impl Undo {
+    fn fabric() -> Self {
+        Self::default()
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -84,7 +102,7 @@ mod tests {
 
     #[test]
     fn a_drag_over_many_frames_is_one_step() {
-        let mut u = Undo::default();
+        let mut u = Undo::fabric();
         let (a, b, c) = (with_damping(0.1), with_damping(0.2), with_damping(0.3));
         u.track(&a, &b, true);
         u.track(&b, &c, true);
@@ -97,7 +115,7 @@ mod tests {
 
     #[test]
     fn a_keyboard_change_is_one_step_at_once_and_new_edits_drop_redo() {
-        let mut u = Undo::default();
+        let mut u = Undo::fabric();
         let (a, b) = (with_damping(0.1), with_damping(0.2));
         u.track(&a, &b, false);
         assert!(u.can_undo());
@@ -109,7 +127,7 @@ mod tests {
 
     #[test]
     fn a_drag_back_to_the_start_is_no_step() {
-        let mut u = Undo::default();
+        let mut u = Undo::fabric();
         let (a, b) = (with_damping(0.1), with_damping(0.2));
         u.track(&a, &b, true);
         u.track(&b, &a, true);
