@@ -12,9 +12,9 @@ use std::process::{Command, Output};
 
 use cloth_tuner::picture::{read_png, Rgba};
 use cloth_tuner::preset::Preset;
-use cloth_tuner::render::headless::{HeadlessGl, GL_PACKAGES};
+use cloth_tuner::render::headless::{CameraSpec, HeadlessGl, GL_PACKAGES};
 use cloth_tuner::tune::knobs::{value_text, Sweep};
-use cloth_tuner::tune::wedge::{Layout, Rect};
+use cloth_tuner::tune::wedge::{Rect, WedgeSpec};
 
 /// True when windowless GL works; otherwise skips (or fails under `CI=true`).
 fn have_gl(test: &str) -> bool {
@@ -41,10 +41,16 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn cloth_tuner(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cloth-tuner"))
-        .args(args)
-        .output()
-        .expect("run cloth-tuner")
+    cloth_tuner_on(args, None)
+}
+
+/// `cloth_tuner` on `threads` worker threads (`None`: one per core).
+fn cloth_tuner_on(args: &[&str], threads: Option<usize>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cloth-tuner"));
+    if let Some(n) = threads {
+        c.env("RAYON_NUM_THREADS", n.to_string());
+    }
+    c.args(args).output().expect("run cloth-tuner")
 }
 
 /// The knobs of the small wedge: far apart, so every cell looks different by frame 30.
@@ -54,8 +60,12 @@ const WORLD: &str = "world_motion_fraction=0:1:2";
 /// A 2x2 wedge of the tweed: small cells, an early frame and a short metrics run, so it is
 /// quick on a test build.
 fn small_wedge(out: &Path, cell_size: &str) -> Output {
+    small_wedge_on(out, cell_size, None)
+}
+
+fn small_wedge_on(out: &Path, cell_size: &str, threads: Option<usize>) -> Output {
     let out = out.to_str().unwrap();
-    let o = cloth_tuner(&[
+    let args = [
         "wedge",
         "--preset",
         "presets/tweed.json",
@@ -74,13 +84,31 @@ fn small_wedge(out: &Path, cell_size: &str) -> Output {
         "--quiet",
         "--out",
         out,
-    ]);
+    ];
+    let o = cloth_tuner_on(&args, threads);
     assert!(
         o.status.success(),
         "wedge failed: {}",
         String::from_utf8_lossy(&o.stderr)
     );
     o
+}
+
+/// The spec `small_wedge` gives the library.
+fn small_spec(width: u32, height: u32) -> WedgeSpec {
+    WedgeSpec {
+        preset: Preset::load("presets/tweed.json").unwrap(),
+        preset_path: "presets/tweed.json".into(),
+        character_label: None,
+        sweeps: vec![Sweep::parse(DAMPING).unwrap(), Sweep::parse(WORLD).unwrap()],
+        clip: "dodge".into(),
+        frame: 30,
+        seconds: 1.0,
+        camera: CameraSpec::Front,
+        cell_width: width,
+        cell_height: height,
+        force: false,
+    }
 }
 
 fn region(img: &Rgba, r: Rect) -> Vec<[u8; 4]> {
@@ -129,9 +157,13 @@ fn a_2x2_wedge_writes_a_labelled_sheet_a_page_and_cell_presets() {
     let sheet_path = dir.join("sheet.png");
     small_wedge(&sheet_path, "320x180");
 
-    // The sheet: 2 across, 2 down, each cell 320x180 with two label lines.
+    // The sheet: 2 across, 2 down, each cell 320x180 with two label lines, laid out as the
+    // library says (the tuner maps clicks with the same layout).
     let sheet = read_png(&sheet_path).unwrap();
-    let layout = Layout::new(2, 4, 320, 180, 2);
+    let layout = small_spec(320, 180).layout();
+    assert_eq!((layout.columns, layout.rows), (2, 2));
+    assert_eq!(layout.width(), 2 * 320 + 3 * layout.gap);
+    assert!(layout.label_height >= 2 * 12, "two lines of readable text");
     assert_eq!(
         (sheet.width, sheet.height),
         (layout.width(), layout.height())
@@ -234,14 +266,14 @@ fn a_2x2_wedge_writes_a_labelled_sheet_a_page_and_cell_presets() {
 }
 
 #[test]
-fn the_same_wedge_twice_gives_the_same_sheet_bytes() {
+fn the_same_wedge_twice_gives_the_same_sheet_bytes_on_any_number_of_threads() {
     if !have_gl("the repeated wedge") {
         return;
     }
     let dir = scratch("wedge-twice");
     let (a, b) = (dir.join("a/sheet.png"), dir.join("b/sheet.png"));
-    small_wedge(&a, "96x54");
-    small_wedge(&b, "96x54");
+    small_wedge_on(&a, "96x54", Some(3));
+    small_wedge_on(&b, "96x54", Some(1));
     assert!(
         std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
         "the two sheets differ"

@@ -190,8 +190,9 @@ pub enum Command {
         /// The frame pictured: fixed steps from the clip start (60 is one second at 60 Hz).
         #[arg(long, default_value_t = 60)]
         frame: u64,
-        /// Simulated seconds of each cell's metrics run (6 covers every built-in clip and
-        /// its settling).
+        /// Simulated seconds of each cell's metrics run, as `simulate --seconds`. A settle
+        /// time needs a clip that stops (sprint_stop stops at 2.9 s) and a run long enough
+        /// for the fabric to come to rest after it.
         #[arg(long, default_value_t = 6.0)]
         seconds: f64,
         /// Each cell's picture in pixels.

@@ -185,17 +185,10 @@ impl WedgeSpec {
         Ok(cells)
     }
 
-    /// The sheet's layout for this spec (columns: the first knob's values).
+    /// The sheet's layout for this spec: the first knob's values across, the other knobs'
+    /// combinations down, the header wrapped to the sheet's width.
     pub fn layout(&self) -> Layout {
-        let columns = self.sweeps.first().map_or(1, |s| s.values.len());
-        let cells = self.sweeps.iter().map(|s| s.values.len()).product();
-        Layout::new(
-            columns,
-            cells,
-            self.cell_width,
-            self.cell_height,
-            self.sweeps.len(),
-        )
+        sheet::layout_for(self)
     }
 
     /// The preset file's name as the sheet shows it (`tweed.json`).

@@ -5,9 +5,11 @@
 
 use ab_glyph::{point, Font, FontArc, GlyphId, PxScale, ScaleFont};
 
-use super::Wedge;
+use std::sync::OnceLock;
+
+use super::{Wedge, WedgeSpec};
 use crate::picture::Rgba;
-use crate::tune::knobs::value_text;
+use crate::tune::knobs::{value_text, Sweep};
 
 /// A rectangle of pixels: left, top, width, height.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,24 +49,23 @@ pub struct Layout {
     pub header_px: f32,
 }
 
-/// Lines in the header: what was wedged, then which knob goes which way.
-const HEADER_LINES: u32 = 2;
-
 impl Layout {
     /// `cells` cells in rows of `columns`, each `cell_width` x `cell_height` with a label
-    /// strip of `knobs` lines.
+    /// strip of `knobs` lines, under a header of `header_lines` lines.
     pub fn new(
         columns: usize,
         cells: usize,
         cell_width: u32,
         cell_height: u32,
         knobs: usize,
+        header_lines: usize,
     ) -> Layout {
         let columns = columns.max(1);
         // Type about a thirteenth of the picture's height: 20 px on a 480x270 cell, big
         // enough to read at a glance when the sheet is scaled to fit a screen.
         let font_px = (cell_height as f32 / 13.5).clamp(12.0, 32.0).round();
         let header_px = (font_px * 1.2).round();
+        // The same margin as `Layout::pad`.
         let pad = (font_px * 0.4).ceil() as u32;
         Layout {
             columns,
@@ -73,7 +74,7 @@ impl Layout {
             cell_width,
             cell_height,
             label_height: knobs.max(1) as u32 * line_height(font_px) + 2 * pad,
-            header_height: HEADER_LINES * line_height(header_px) + 2 * pad,
+            header_height: header_lines.max(1) as u32 * line_height(header_px) + 2 * pad,
             gap: (cell_width / 80).clamp(2, 8),
             font_px,
             header_px,
@@ -87,6 +88,16 @@ impl Layout {
 
     pub fn height(&self) -> u32 {
         self.header_height + self.rows as u32 * (self.cell_full_height() + self.gap) + self.gap
+    }
+
+    /// The margin around text, pixels.
+    fn pad(&self) -> u32 {
+        (self.font_px * 0.4).ceil() as u32
+    }
+
+    /// The width a header line may take, pixels.
+    fn header_room(&self) -> f32 {
+        self.width() as f32 - 2.0 * self.pad() as f32
     }
 
     /// A cell's picture and label strip together.
@@ -165,21 +176,21 @@ pub fn sheet(wedge: &Wedge) -> Rgba {
         height: l.header_height,
     };
     fill(&mut img, header, HEADER_BACKGROUND);
-    draw_header(&mut img, &font, wedge);
-    let labels: Vec<Vec<String>> = wedge.cells.iter().map(|c| label_lines(c)).collect();
+    draw_header(&mut img, font, wedge);
+    let labels: Vec<Vec<String>> = wedge.cells.iter().map(label_lines).collect();
     let numbers: Vec<String> = (0..wedge.cells.len()).map(|i| format!("#{i}")).collect();
     // One text size for every label, shrunk only when the longest line would not fit, so the
     // sheet reads evenly.
-    let pad = (l.font_px * 0.4).ceil();
+    let pad = l.pad() as f32;
     let room = l.cell_width as f32 - 2.0 * pad;
     let widest = labels
         .iter()
         .zip(&numbers)
         .map(|(lines, number)| {
-            let first = lines.first().map_or(0.0, |t| text_width(&font, 1.0, t));
-            let rest = lines.iter().map(|t| text_width(&font, 1.0, t));
+            let first = lines.first().map_or(0.0, |t| text_width(font, 1.0, t));
+            let rest = lines.iter().map(|t| text_width(font, 1.0, t));
             // The cell's number sits at the right of its first line.
-            let number = text_width(&font, 1.0, &format!("  {number}"));
+            let number = text_width(font, 1.0, &format!("  {number}"));
             rest.fold(first + number, f32::max)
         })
         .fold(0.0, f32::max);
@@ -188,33 +199,25 @@ pub fn sheet(wedge: &Wedge) -> Rgba {
         blit(&mut img, &cell.image, l.picture_rect(i));
         let strip = l.label_rect(i);
         fill(&mut img, strip, LABEL_BACKGROUND);
+        let pen = Pen {
+            font,
+            px,
+            colour: TEXT,
+            clip: strip,
+        };
         let line_h = line_height(l.font_px) as f32;
         let mut top = strip.y as f32 + pad;
         for line in &labels[i] {
-            draw_text(
-                &mut img,
-                &font,
-                px,
-                strip.x as f32 + pad,
-                top,
-                line,
-                TEXT,
-                strip,
-            );
+            pen.write(&mut img, strip.x as f32 + pad, top, line);
             top += line_h;
         }
-        let number_x = (strip.x + strip.width) as f32 - pad - text_width(&font, px, &numbers[i]);
-        let number_top = strip.y as f32 + pad;
-        draw_text(
-            &mut img,
-            &font,
-            px,
-            number_x,
-            number_top,
-            &numbers[i],
-            DIM_TEXT,
-            strip,
-        );
+        // The cell's number, dimmer, at the right of the first line.
+        let number_x = (strip.x + strip.width) as f32 - pad - text_width(font, px, &numbers[i]);
+        let dim = Pen {
+            colour: DIM_TEXT,
+            ..pen
+        };
+        dim.write(&mut img, number_x, strip.y as f32 + pad, &numbers[i]);
     }
     img
 }
@@ -235,24 +238,23 @@ fn label_lines(cell: &super::Cell) -> Vec<String> {
         .collect()
 }
 
-/// The header's two lines: what was wedged, and which knob goes which way.
-fn header_lines(wedge: &Wedge) -> [String; 2] {
-    let s = &wedge.spec;
-    let seconds = s.frame as f64 / s.preset.params.timestep_hz as f64;
-    let character = s
-        .character_label
-        .as_deref()
-        .map(|c| format!("  ·  on {c}"))
-        .unwrap_or_default();
-    let first = format!(
-        "{} ({})  ·  clip {}  ·  frame {} ({seconds:.2} s)  ·  {} camera{character}",
-        s.preset.name,
-        s.preset_file_name(),
-        s.clip,
-        s.frame,
-        s.camera.file_label()
-    );
-    let range = |sweep: &crate::tune::knobs::Sweep| {
+/// Between the parts of a header line.
+const SEPARATOR: &str = "  ·  ";
+
+/// The header's parts in two groups: what was wedged (preset, clip, frame, camera), then
+/// which knob goes which way.
+fn header_parts(spec: &WedgeSpec) -> [Vec<String>; 2] {
+    let seconds = spec.frame as f64 / spec.preset.params.timestep_hz as f64;
+    let mut what = vec![
+        format!("{} ({})", spec.preset.name, spec.preset_file_name()),
+        format!("clip {}", spec.clip),
+        format!("frame {} ({seconds:.2} s)", spec.frame),
+        format!("{} camera", spec.camera.file_label()),
+    ];
+    if let Some(c) = &spec.character_label {
+        what.push(format!("on {c}"));
+    }
+    let range = |sweep: &Sweep| {
         let (a, b) = (sweep.values[0], sweep.values[sweep.values.len() - 1]);
         let spec = sweep.spec;
         if sweep.values.len() == 1 {
@@ -267,36 +269,79 @@ fn header_lines(wedge: &Wedge) -> [String; 2] {
             )
         }
     };
-    let mut second = String::new();
-    if let Some((across, down)) = s.sweeps.split_first() {
-        second = format!("across: {}", range(across));
-        if !down.is_empty() {
-            let down: Vec<String> = down.iter().map(range).collect();
-            second.push_str(&format!("  ·  down: {}", down.join(", ")));
+    let mut knobs = Vec::new();
+    for (k, sweep) in spec.sweeps.iter().enumerate() {
+        // The second knob changes fastest down the rows, as the first does across.
+        let lead = match k {
+            0 => "across: ",
+            1 => "down: ",
+            _ => "then ",
+        };
+        knobs.push(format!("{lead}{}", range(sweep)));
+    }
+    [what, knobs]
+}
+
+/// The header as it is drawn: each group's parts joined on a line while they fit in `room`
+/// pixels at `px`, else on the next line; `true` for the dimmer lines of the second group.
+fn header_lines(spec: &WedgeSpec, px: f32, room: f32) -> Vec<(String, bool)> {
+    let font = font();
+    let mut lines = Vec::new();
+    for (group, parts) in header_parts(spec).into_iter().enumerate() {
+        let mut line = String::new();
+        for part in parts {
+            let joined = format!("{line}{SEPARATOR}{part}");
+            if line.is_empty() {
+                line = part;
+            } else if text_width(font, px, &joined) <= room {
+                line = joined;
+            } else {
+                lines.push((std::mem::replace(&mut line, part), group == 1));
+            }
+        }
+        if !line.is_empty() {
+            lines.push((line, group == 1));
         }
     }
-    [first, second]
+    lines
+}
+
+/// The sheet's layout for `spec`: the first knob's values across, the header wrapped to the
+/// sheet's width.
+pub(super) fn layout_for(spec: &WedgeSpec) -> Layout {
+    let columns = spec.sweeps.first().map_or(1, |s| s.values.len());
+    let cells = spec.sweeps.iter().map(|s| s.values.len()).product();
+    let knobs = spec.sweeps.len();
+    let (w, h) = (spec.cell_width, spec.cell_height);
+    let one_line = Layout::new(columns, cells, w, h, knobs, 1);
+    let lines = header_lines(spec, one_line.header_px, one_line.header_room());
+    Layout::new(columns, cells, w, h, knobs, lines.len())
 }
 
 fn draw_header(img: &mut Rgba, font: &FontArc, wedge: &Wedge) {
     let l = &wedge.layout;
-    let pad = (l.font_px * 0.4).ceil();
     let area = Rect {
         x: 0,
         y: 0,
         width: l.width(),
         height: l.header_height,
     };
-    let lines = header_lines(wedge);
+    let lines = header_lines(&wedge.spec, l.header_px, l.header_room());
+    // A single part wider than the sheet (a narrow sheet) is shrunk to fit, like the labels.
     let widest = lines
         .iter()
-        .map(|t| text_width(font, 1.0, t))
+        .map(|(t, _)| text_width(font, 1.0, t))
         .fold(0.0, f32::max);
-    let px = fit_px(l.header_px, widest, l.width() as f32 - 2.0 * pad);
-    let mut top = pad;
-    for (k, line) in lines.iter().enumerate() {
-        let colour = if k == 0 { TEXT } else { DIM_TEXT };
-        draw_text(img, font, px, pad, top, line, colour, area);
+    let px = fit_px(l.header_px, widest, l.header_room());
+    let mut top = l.pad() as f32;
+    for (line, dim) in &lines {
+        let pen = Pen {
+            font,
+            px,
+            colour: if *dim { DIM_TEXT } else { TEXT },
+            clip: area,
+        };
+        pen.write(img, l.pad() as f32, top, line);
         top += line_height(l.header_px) as f32;
     }
 }
@@ -311,15 +356,18 @@ fn fit_px(px: f32, width_at_1px: f32, room: f32) -> f32 {
 }
 
 /// egui's monospace font: in every build with the tuner, and monospace keeps columns of
-/// numbers aligned.
-fn font() -> FontArc {
-    let fonts = eframe::egui::FontDefinitions::default();
-    fonts
-        .font_data
-        .get("Hack")
-        .or_else(|| fonts.font_data.values().next())
-        .and_then(|data| FontArc::try_from_vec((*data.font).as_ref().to_vec()).ok())
-        .expect("egui's default fonts are built in and parse")
+/// numbers aligned. Parsed once.
+fn font() -> &'static FontArc {
+    static FONT: OnceLock<FontArc> = OnceLock::new();
+    FONT.get_or_init(|| {
+        let fonts = eframe::egui::FontDefinitions::default();
+        fonts
+            .font_data
+            .get("Hack")
+            .or_else(|| fonts.font_data.values().next())
+            .and_then(|data| FontArc::try_from_vec((*data.font).as_ref().to_vec()).ok())
+            .expect("egui's default fonts are built in and parse")
+    })
 }
 
 /// How wide `text` is at `px` pixels, with kerning.
@@ -338,53 +386,55 @@ fn text_width(font: &FontArc, px: f32, text: &str) -> f32 {
     width
 }
 
-/// Draws `text` with its top at `top`, blending the glyphs' coverage over what is there;
-/// nothing outside `clip`.
-#[allow(clippy::too_many_arguments)]
-fn draw_text(
-    img: &mut Rgba,
-    font: &FontArc,
+/// How text is drawn: the font, its size and colour, and the rectangle nothing is drawn
+/// outside of.
+struct Pen<'a> {
+    font: &'a FontArc,
     px: f32,
-    left: f32,
-    top: f32,
-    text: &str,
     colour: [u8; 3],
     clip: Rect,
-) {
-    let scaled = font.as_scaled(PxScale::from(px));
-    // Whole-pixel baseline and pen: crisp stems, and no sub-pixel drift between cells.
-    let baseline = (top + scaled.ascent()).round();
-    let mut caret = left.round();
-    let mut prev: Option<GlyphId> = None;
-    for c in text.chars() {
-        let id = scaled.glyph_id(c);
-        if let Some(p) = prev {
-            caret += scaled.kern(p, id);
+}
+
+impl Pen<'_> {
+    /// Draws `text` with its top at `top`, blending the glyphs' coverage over what is there.
+    fn write(&self, img: &mut Rgba, left: f32, top: f32, text: &str) {
+        let scaled = self.font.as_scaled(PxScale::from(self.px));
+        // Whole-pixel baseline and pen start: crisp stems, and every cell's label the same.
+        let baseline = (top + scaled.ascent()).round();
+        let mut caret = left.round();
+        let mut prev: Option<GlyphId> = None;
+        for c in text.chars() {
+            let id = scaled.glyph_id(c);
+            if let Some(p) = prev {
+                caret += scaled.kern(p, id);
+            }
+            let glyph = id.with_scale_and_position(self.px, point(caret, baseline));
+            caret += scaled.h_advance(id);
+            prev = Some(id);
+            if let Some(outline) = self.font.outline_glyph(glyph) {
+                let bounds = outline.px_bounds();
+                outline.draw(|gx, gy, coverage| {
+                    let x = bounds.min.x as i64 + gx as i64;
+                    let y = bounds.min.y as i64 + gy as i64;
+                    self.blend(img, x, y, coverage);
+                });
+            }
         }
-        let glyph = id.with_scale_and_position(px, point(caret, baseline));
-        caret += scaled.h_advance(id);
-        prev = Some(id);
-        let Some(outline) = font.outline_glyph(glyph) else {
-            continue;
-        };
-        let bounds = outline.px_bounds();
-        outline.draw(|gx, gy, coverage| {
-            let x = bounds.min.x as i64 + gx as i64;
-            let y = bounds.min.y as i64 + gy as i64;
-            if x < 0 || y < 0 || !clip.contains(x as u32, y as u32) || x >= img.width as i64 {
-                return;
-            }
-            let Some(p) = img
-                .pixels
-                .get_mut(y as usize * img.width as usize + x as usize)
-            else {
-                return;
-            };
+    }
+
+    fn blend(&self, img: &mut Rgba, x: i64, y: i64, coverage: f32) {
+        if x < 0 || y < 0 || x >= img.width as i64 || !self.clip.contains(x as u32, y as u32) {
+            return;
+        }
+        if let Some(p) = img
+            .pixels
+            .get_mut(y as usize * img.width as usize + x as usize)
+        {
             let a = coverage.clamp(0.0, 1.0);
-            for k in 0..3 {
-                p[k] = (p[k] as f32 * (1.0 - a) + colour[k] as f32 * a).round() as u8;
+            for (channel, ink) in p.iter_mut().zip(self.colour) {
+                *channel = (*channel as f32 * (1.0 - a) + ink as f32 * a).round() as u8;
             }
-        });
+        }
     }
 }
 
@@ -419,7 +469,7 @@ mod tests {
 
     fn layout() -> Layout {
         // 3 columns, 5 cells: two rows, the second with an empty end.
-        Layout::new(3, 5, 100, 60, 2)
+        Layout::new(3, 5, 100, 60, 2, 2)
     }
 
     #[test]
@@ -501,10 +551,16 @@ mod tests {
             width: 200,
             height: 40,
         };
-        draw_text(&mut img, &font, 20.0, 4.0, 4.0, "damping 0.01", TEXT, all);
+        let pen = Pen {
+            font,
+            px: 20.0,
+            colour: TEXT,
+            clip: all,
+        };
+        pen.write(&mut img, 4.0, 4.0, "damping 0.01");
         let lit = img.pixels.iter().filter(|p| p[0] > 128).count();
         assert!(lit > 50, "{lit} bright pixels");
-        let w = text_width(&font, 1.0, "damping 0.01");
+        let w = text_width(font, 1.0, "damping 0.01");
         assert_eq!(fit_px(20.0, w, 1000.0), 20.0);
         let shrunk = fit_px(20.0, w, 100.0);
         assert!(shrunk < 20.0 && w * shrunk <= 100.0, "{shrunk}");
