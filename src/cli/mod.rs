@@ -19,6 +19,8 @@ pub mod record;
 pub mod regress;
 #[cfg(feature = "gui")]
 pub mod render;
+#[cfg(feature = "gui")]
+pub mod wedge;
 
 /// Tune real-time cloth on an animated character and take the fabric to a game engine.
 ///
@@ -167,6 +169,53 @@ pub enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// A contact sheet of a preset over every combination of a few knob values: one picture
+    /// per combination (the same frame of the same clip, drawn as `render` draws it), labelled
+    /// with its values, in one PNG; beside it an HTML page with each cell's `simulate`
+    /// metrics, and a folder with each cell as a preset to open in the tuner
+    /// (`sheet.png`, `sheet.html`, `sheet_cells/cell_000.json`, ...). The first --knob goes
+    /// across the columns, the others' combinations down the rows. Every input is checked
+    /// before anything is written. Same command and build: a byte-identical sheet.
+    #[cfg(feature = "gui")]
+    Wedge {
+        /// The preset the knobs start from.
+        #[arg(long)]
+        preset: PathBuf,
+        /// A knob and its values: NAME=FROM:TO:COUNT (COUNT values evenly from FROM to TO,
+        /// both included) or NAME=VALUE; repeat for more knobs. `cloth-tuner params` lists
+        /// the knobs and their ranges.
+        #[arg(long = "knob", value_name = "NAME=FROM:TO:COUNT", required = true, value_parser = parse_sweep_arg)]
+        knobs: Vec<crate::tune::knobs::Sweep>,
+        /// The character's animation to play, by name; an unknown name is an error that lists
+        /// the clips there are.
+        #[arg(long, default_value = "dodge")]
+        clip: String,
+        #[command(flatten)]
+        character: CharacterArgs,
+        /// The frame pictured: fixed steps from the clip start (60 is one second at 60 Hz).
+        #[arg(long, default_value_t = 60)]
+        frame: u64,
+        /// Simulated seconds of each cell's metrics run, as `simulate --seconds`. A settle
+        /// time needs a clip that stops (sprint_stop stops at 2.9 s) and a run long enough
+        /// for the fabric to come to rest after it.
+        #[arg(long, default_value_t = 6.0)]
+        seconds: f64,
+        /// Each cell's picture in pixels.
+        #[arg(long, value_name = "WxH", default_value = "480x270", value_parser = parse_size_arg)]
+        cell_size: (u32, u32),
+        /// front, side, back, three-quarter, or eye=x,y,z:target=x,y,z (world, metres).
+        #[arg(long, default_value = "front", value_parser = parse_camera_arg)]
+        camera: render::CameraSpec,
+        /// The contact sheet (a .png file); the page and the cells' folder go beside it.
+        #[arg(long)]
+        out: PathBuf,
+        /// Allow more than 400 cells.
+        #[arg(long)]
+        force: bool,
+        /// No progress bar and no summary.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Compare two pictures: exit 0 when they match within the thresholds, 1 when they do
     /// not, 2 on an error (a missing file, different sizes). Prints the largest channel
     /// difference, the share of pixels over the threshold and where the largest cluster of
@@ -281,6 +330,33 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             camera,
             out,
             overlays: overlay,
+            quiet,
+        }),
+        #[cfg(feature = "gui")]
+        Some(Command::Wedge {
+            preset,
+            knobs,
+            clip,
+            character,
+            frame,
+            seconds,
+            cell_size,
+            camera,
+            out,
+            force,
+            quiet,
+        }) => wedge_command(&wedge::WedgeArgs {
+            preset,
+            knobs,
+            clip,
+            character,
+            frame,
+            seconds,
+            cell_width: cell_size.0,
+            cell_height: cell_size.1,
+            camera,
+            out,
+            force,
             quiet,
         }),
         #[cfg(feature = "gui")]
@@ -435,6 +511,23 @@ fn render_command(args: render::RenderArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `wedge`: the files written on stdout, the time on stderr.
+#[cfg(feature = "gui")]
+fn wedge_command(args: &wedge::WedgeArgs) -> anyhow::Result<ExitCode> {
+    let written = wedge::wedge(args)?;
+    if !args.quiet {
+        print!("{}", written.to_text());
+        eprintln!(
+            "{} cells ({} x {}) in {:.1} s",
+            written.cells,
+            written.columns,
+            written.rows,
+            written.elapsed.as_secs_f64()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `regress`: 0 when every case passes, 1 when any fails, 2 on bad input.
 #[cfg(feature = "gui")]
 fn regress_command(args: &regress::RegressArgs) -> ExitCode {
@@ -522,6 +615,11 @@ fn parse_size_arg(s: &str) -> Result<(u32, u32), String> {
 #[cfg(feature = "gui")]
 fn parse_camera_arg(s: &str) -> Result<render::CameraSpec, String> {
     render::CameraSpec::parse(s)
+}
+
+#[cfg(feature = "gui")]
+fn parse_sweep_arg(s: &str) -> Result<crate::tune::knobs::Sweep, String> {
+    crate::tune::knobs::Sweep::parse(s).map_err(|e| e.to_string())
 }
 
 #[cfg(feature = "gui")]

@@ -1,5 +1,7 @@
 //! Tools for comparing fabrics: naming knobs and their sweeps on the command line and in the
-//! tuner ([`knobs`]), contact sheets over a grid of knob values (`wedge`) and a search for the
-//! knob values that meet target metrics (`fit`).
+//! tuner ([`knobs`]), contact sheets over a grid of knob values (`wedge`, with the `gui`
+//! feature: it draws) and a search for the knob values that meet target metrics (`fit`).
 
 pub mod knobs;
+#[cfg(feature = "gui")]
+pub mod wedge;

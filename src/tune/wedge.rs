@@ -1,0 +1,451 @@
+//! Wedges: a preset run over every combination of a few knob values, one picture and one set of
+//! `simulate` metrics per combination, laid out as a labelled contact sheet ([`sheet`]) with an
+//! HTML page of the numbers ([`html`]). The command line's `wedge` and (later) the tuner's
+//! Tools > Wedge both call [`run`]; the tuner maps a click on the sheet back to a cell with
+//! [`Layout::cell_at`].
+//!
+//! Every cell is independent of every other: its picture depends only on its own scene (each
+//! picture gets a fresh renderer) and its metrics only on its own run, so the sheet's bytes do
+//! not depend on how many threads there are or in which order the cells finish.
+
+mod html;
+mod sheet;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+pub use html::html;
+pub use sheet::{sheet, Layout, Rect};
+
+use super::knobs::{combinations, KnobError, Setting, Sweep};
+use crate::picture::Rgba;
+use crate::preset::{Preset, PresetError};
+use crate::render::headless::{look_for, CameraSpec, HeadlessError, HeadlessGl, Offscreen};
+use crate::render::{scene_data, Overlays};
+use crate::rig::metrics::{simulate, Metrics};
+use crate::rig::{Character, Scene, SceneError};
+use crate::sim::{FabricParams, ParamError};
+
+/// The highest frame a wedge pictures (10 minutes at 240 Hz, as `render`).
+pub const MAX_FRAME: u64 = 144_000;
+/// The longest metrics run, seconds.
+pub const MAX_SECONDS: f64 = 600.0;
+/// The largest cell, pixels each way.
+pub const MAX_CELL_SIZE: u32 = 4096;
+/// The smallest cell, pixels each way: below this the labels do not fit.
+pub const MIN_CELL_SIZE: u32 = 32;
+
+/// What to wedge: the preset, the knobs, and how each cell is pictured and measured.
+#[derive(Clone, Debug)]
+pub struct WedgeSpec {
+    /// The preset every cell starts from.
+    pub preset: Preset,
+    /// Where the preset came from: named in the sheet's header and the cells' presets, and
+    /// (with the preset's name) picks the fabric's look as the tuner does.
+    pub preset_path: PathBuf,
+    /// A character other than the built-in one, by name, for the header (`None`: built-in).
+    pub character_label: Option<String>,
+    /// The knobs and their values; the first goes across the sheet's columns, the others'
+    /// combinations down its rows (the second changing fastest).
+    pub sweeps: Vec<Sweep>,
+    /// The clip, by name.
+    pub clip: String,
+    /// The frame pictured: fixed steps from the clip start, as `render`'s `--frames`.
+    pub frame: u64,
+    /// Simulated seconds of each cell's metrics run.
+    pub seconds: f64,
+    pub camera: CameraSpec,
+    /// Each cell's picture, pixels.
+    pub cell_width: u32,
+    pub cell_height: u32,
+    /// Allow more than [`crate::tune::knobs::MAX_CELLS`] cells.
+    pub force: bool,
+}
+
+/// Why a wedge was refused or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum WedgeError {
+    #[error(transparent)]
+    Knob(#[from] KnobError),
+    #[error("no knob to wedge: give at least one, e.g. --knob damping=0.005:0.05:5")]
+    NoKnob,
+    #[error("unknown clip `{clip}`; the clips are: {}", .clips.join(", "))]
+    UnknownClip { clip: String, clips: Vec<String> },
+    #[error("frame {frame} is out of range (0 to {MAX_FRAME})")]
+    Frame { frame: u64 },
+    #[error(
+        "the metrics run must be more than 0 and at most {MAX_SECONDS} seconds, got {seconds}"
+    )]
+    Seconds { seconds: f64 },
+    #[error(
+        "the cell size {width}x{height} is out of range ({MIN_CELL_SIZE} to {MAX_CELL_SIZE} \
+         pixels each way)"
+    )]
+    CellSize { width: u32, height: u32 },
+    #[error("cell {cell} ({setting}): {source}")]
+    Params {
+        cell: usize,
+        setting: String,
+        source: ParamError,
+    },
+    #[error("cell {cell} ({setting}): {source}")]
+    Preset {
+        cell: usize,
+        setting: String,
+        source: Box<PresetError>,
+    },
+    #[error(transparent)]
+    Gl(#[from] HeadlessError),
+    #[error("cell {cell} on clip `{clip}`: {source}")]
+    Scene {
+        cell: usize,
+        clip: String,
+        source: SceneError,
+    },
+    #[error("the wedge was cancelled")]
+    Cancelled,
+}
+
+/// One combination of knob values and what it gave.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    pub setting: Setting,
+    /// The preset's knobs with the setting applied.
+    pub params: FabricParams,
+    /// The cell's picture, `cell_width` x `cell_height`.
+    pub image: Rgba,
+    pub metrics: Metrics,
+}
+
+/// A finished wedge: the cells in sheet order (row by row, left to right).
+#[derive(Clone, Debug)]
+pub struct Wedge {
+    pub spec: WedgeSpec,
+    pub layout: Layout,
+    pub cells: Vec<Cell>,
+}
+
+impl WedgeSpec {
+    /// Every check a wedge makes before any work: the knobs (at least one; the cell count),
+    /// the clip, the frame, the seconds, the cell size, and every cell's knobs (each in range
+    /// and a preset that would load). Returns each cell's setting and knobs, in sheet order.
+    pub fn check(&self, character: &Character) -> Result<Vec<(Setting, FabricParams)>, WedgeError> {
+        if self.sweeps.is_empty() {
+            return Err(WedgeError::NoKnob);
+        }
+        let settings = combinations(&self.sweeps, self.force)?;
+        if character.clip(&self.clip).is_none() {
+            return Err(WedgeError::UnknownClip {
+                clip: self.clip.clone(),
+                clips: character.clip_names().map(str::to_string).collect(),
+            });
+        }
+        if self.frame > MAX_FRAME {
+            return Err(WedgeError::Frame { frame: self.frame });
+        }
+        if !(self.seconds.is_finite() && self.seconds > 0.0 && self.seconds <= MAX_SECONDS) {
+            return Err(WedgeError::Seconds {
+                seconds: self.seconds,
+            });
+        }
+        let size = MIN_CELL_SIZE..=MAX_CELL_SIZE;
+        if !size.contains(&self.cell_width) || !size.contains(&self.cell_height) {
+            return Err(WedgeError::CellSize {
+                width: self.cell_width,
+                height: self.cell_height,
+            });
+        }
+        let mut cells = Vec::with_capacity(settings.len());
+        for (i, setting) in settings.into_iter().enumerate() {
+            let params = setting.apply(&self.preset.params);
+            params.validate().map_err(|source| WedgeError::Params {
+                cell: i,
+                setting: setting.to_string(),
+                source,
+            })?;
+            // The cell is saved as a preset: refuse here what the preset's own checks would
+            // refuse there, before any picture is drawn.
+            let preset = Preset {
+                params: params.clone(),
+                ..self.preset.clone()
+            };
+            preset
+                .validate(&self.preset_path)
+                .map_err(|source| WedgeError::Preset {
+                    cell: i,
+                    setting: setting.to_string(),
+                    source: Box::new(source),
+                })?;
+            cells.push((setting, params));
+        }
+        Ok(cells)
+    }
+
+    /// The sheet's layout for this spec: the first knob's values across, the other knobs'
+    /// combinations down, the header wrapped to the sheet's width.
+    pub fn layout(&self) -> Layout {
+        sheet::layout_for(self)
+    }
+
+    /// The preset file's name as the sheet shows it (`tweed.json`).
+    pub fn preset_file_name(&self) -> String {
+        self.preset_path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.preset_path.display().to_string())
+    }
+}
+
+/// Runs a wedge: checks `spec` ([`WedgeSpec::check`]), then simulates every cell. The
+/// pictures' scenes are stepped and the metrics run on rayon's threads while this thread,
+/// which holds the one GL context, draws each picture as its scene arrives. `progress(done,
+/// total)` is called (from any thread) after each picture and each metrics run: `total` is
+/// twice the cell count. Setting `cancel` stops the wedge soon with [`WedgeError::Cancelled`].
+pub fn run(
+    character: Arc<Character>,
+    spec: &WedgeSpec,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Wedge, WedgeError> {
+    let cells = spec.check(&character)?;
+    let gl = HeadlessGl::new()?;
+    let mut offscreen = Offscreen::new(&gl, spec.cell_width, spec.cell_height)?;
+    let n = cells.len();
+    let done = AtomicUsize::new(0);
+    let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, 2 * n);
+    let presets: Vec<Preset> = cells
+        .iter()
+        .map(|(_, params)| Preset {
+            params: params.clone(),
+            ..spec.preset.clone()
+        })
+        .collect();
+    // Room for one waiting scene per thread: the stepping runs ahead of the drawing by that
+    // much and no further, so at most a handful of scenes are alive at once.
+    let threads = rayon::current_num_threads().max(1);
+    let (tx, rx) = sync_channel::<(usize, Scene)>(threads);
+    let mut images: Vec<Option<Rgba>> = vec![None; n];
+    let work = std::thread::scope(|s| {
+        // Its own thread, so the rayon work (which may use the calling thread when it is a
+        // rayon worker) never runs on the GL thread and the drawing starts at once.
+        let worker = s.spawn(|| {
+            (0..2 * n)
+                .into_par_iter()
+                .map_with(tx, |tx, task| {
+                    if cancel.load(Ordering::Relaxed) {
+                        return Ok(None);
+                    }
+                    if task < n {
+                        let scene = scene_at(&character, &presets[task], spec, task, cancel)?;
+                        // A closed channel means the drawing stopped (cancelled): nothing to do.
+                        let _ = tx.send((task, scene));
+                        Ok(None)
+                    } else {
+                        let i = task - n;
+                        let m = simulate(character.clone(), &presets[i], &spec.clip, spec.seconds)
+                            .map_err(|source| WedgeError::Scene {
+                                cell: i,
+                                clip: spec.clip.clone(),
+                                source,
+                            })?;
+                        tick();
+                        Ok(Some(m))
+                    }
+                })
+                .collect::<Result<Vec<Option<Metrics>>, WedgeError>>()
+        });
+        draw_scenes(rx, &mut offscreen, spec, &mut images, &tick, cancel);
+        worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    let metrics = work?;
+    if cancel.load(Ordering::Relaxed) {
+        return Err(WedgeError::Cancelled);
+    }
+    let cells = cells
+        .into_iter()
+        .zip(images)
+        .zip(metrics.into_iter().skip(n))
+        .map(
+            |(((setting, params), image), metrics)| match (image, metrics) {
+                (Some(image), Some(metrics)) => Ok(Cell {
+                    setting,
+                    params,
+                    image,
+                    metrics,
+                }),
+                // Only a cancel leaves a cell without its picture or metrics.
+                _ => Err(WedgeError::Cancelled),
+            },
+        )
+        .collect::<Result<Vec<Cell>, WedgeError>>()?;
+    Ok(Wedge {
+        spec: spec.clone(),
+        layout: spec.layout(),
+        cells,
+    })
+}
+
+/// A cell's scene stepped from the clip start to the spec's frame, as `render` steps it.
+fn scene_at(
+    character: &Arc<Character>,
+    preset: &Preset,
+    spec: &WedgeSpec,
+    cell: usize,
+    cancel: &AtomicBool,
+) -> Result<Scene, WedgeError> {
+    let mut scene =
+        Scene::new(character.clone(), preset, &spec.clip).map_err(|source| WedgeError::Scene {
+            cell,
+            clip: spec.clip.clone(),
+            source,
+        })?;
+    scene.set_skin_body(true);
+    while scene.steps() < spec.frame && !cancel.load(Ordering::Relaxed) {
+        scene.step();
+    }
+    Ok(scene)
+}
+
+/// The GL thread's half of [`run`]: draws each scene that arrives into its cell's picture.
+fn draw_scenes(
+    scenes: std::sync::mpsc::Receiver<(usize, Scene)>,
+    offscreen: &mut Offscreen,
+    spec: &WedgeSpec,
+    images: &mut [Option<Rgba>],
+    tick: &dyn Fn(),
+    cancel: &AtomicBool,
+) {
+    let look = look_for(&spec.preset, &spec.preset_path);
+    // As `render` with no `--overlay`: body, jacket and shadows, no debug drawing.
+    let mut overlays = Overlays::default();
+    overlays.set_all_debug(false);
+    for (i, scene) in scenes {
+        if cancel.load(Ordering::Relaxed) {
+            // Dropping the receiver makes the remaining sends fail fast.
+            return;
+        }
+        let camera = spec.camera.camera(&scene);
+        images[i] = Some(offscreen.draw(&camera, &scene_data(&scene, look), &overlays));
+        tick();
+    }
+}
+
+impl Wedge {
+    /// Cell `i` as a preset to save: the wedge's preset with the cell's knobs, named after
+    /// them ("Tweed (damping 0.0163 per step)") and describing where it came from.
+    pub fn cell_preset(&self, i: usize) -> Option<Preset> {
+        let cell = self.cells.get(i)?;
+        let base = &self.spec.preset;
+        let mut description = format!(
+            "Cell {i} of a wedge of {} on clip `{}`, frame {}: {}.",
+            self.spec.preset_file_name(),
+            self.spec.clip,
+            self.spec.frame,
+            cell.setting
+        );
+        if !base.description.is_empty() {
+            description = format!("{description} {}", base.description);
+        }
+        Some(Preset {
+            name: format!("{} ({})", base.name, cell.setting),
+            description,
+            params: cell.params.clone(),
+            ..base.clone()
+        })
+    }
+
+    /// The file name of cell `i`'s preset in the cells' folder: `cell_003.json` (zero-padded
+    /// so the files sort in sheet order).
+    pub fn cell_file_name(&self, i: usize) -> String {
+        let digits = self.cells.len().saturating_sub(1).to_string().len().max(3);
+        format!("cell_{i:0digits$}.json")
+    }
+}
+
+/// The folder of a sheet's cell presets: `sheet_cells/` beside `sheet.png`.
+pub fn cells_dir(sheet: &Path) -> PathBuf {
+    let stem = sheet
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "sheet".into());
+    sheet.with_file_name(format!("{stem}_cells"))
+}
+
+/// The HTML page beside a sheet: `sheet.html` beside `sheet.png`.
+pub fn html_path(sheet: &Path) -> PathBuf {
+    sheet.with_extension("html")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(knobs: &[&str]) -> WedgeSpec {
+        WedgeSpec {
+            preset: Preset::default(),
+            preset_path: PathBuf::from("presets/tweed.json"),
+            character_label: None,
+            sweeps: knobs.iter().map(|k| Sweep::parse(k).unwrap()).collect(),
+            clip: "dodge".into(),
+            frame: 30,
+            seconds: 1.0,
+            camera: CameraSpec::Front,
+            cell_width: 96,
+            cell_height: 54,
+            force: false,
+        }
+    }
+
+    #[test]
+    fn check_gives_every_cell_its_knobs_in_sheet_order() {
+        let c = Character::builtin();
+        let s = spec(&["damping=0.01:0.03:3", "world_motion_fraction=0.1:0.3:2"]);
+        let cells = s.check(&c).unwrap();
+        assert_eq!(cells.len(), 6);
+        // Across first: cell 1 is the second damping on the first row.
+        assert_eq!(cells[1].1.damping, 0.02);
+        assert_eq!(cells[1].1.world_motion_fraction, 0.1);
+        assert_eq!(cells[3].1.damping, 0.01);
+        assert_eq!(cells[3].1.world_motion_fraction, 0.3);
+        let l = s.layout();
+        assert_eq!((l.columns, l.rows, l.cells), (3, 2, 6));
+    }
+
+    #[test]
+    fn check_refuses_bad_specs_before_any_work() {
+        let c = Character::builtin();
+        let e = spec(&[]).check(&c).unwrap_err();
+        assert!(matches!(e, WedgeError::NoKnob), "{e}");
+        let mut s = spec(&["damping=0.01:0.03:3"]);
+        s.clip = "moonwalk".into();
+        let e = s.check(&c).unwrap_err().to_string();
+        assert!(e.contains("`moonwalk`") && e.contains("dodge"), "{e}");
+        let mut s = spec(&["damping=0.01:0.03:3"]);
+        s.frame = MAX_FRAME + 1;
+        assert!(matches!(s.check(&c), Err(WedgeError::Frame { .. })));
+        let mut s = spec(&["damping=0.01:0.03:3"]);
+        s.seconds = 0.0;
+        assert!(matches!(s.check(&c), Err(WedgeError::Seconds { .. })));
+        let mut s = spec(&["damping=0.01:0.03:3"]);
+        s.cell_width = 8;
+        assert!(matches!(s.check(&c), Err(WedgeError::CellSize { .. })));
+        let s = spec(&["damping=0.005:0.05:21", "world_motion_fraction=0:1:20"]);
+        assert!(matches!(
+            s.check(&c),
+            Err(WedgeError::Knob(KnobError::TooMany { cells: 420 }))
+        ));
+    }
+
+    #[test]
+    fn files_beside_the_sheet() {
+        let p = Path::new("out/sheet.png");
+        assert_eq!(cells_dir(p), Path::new("out/sheet_cells"));
+        assert_eq!(html_path(p), Path::new("out/sheet.html"));
+    }
+}

@@ -1,0 +1,440 @@
+//! `cloth-tuner wedge` as a user runs it: a small wedge of the tweed gives one labelled contact
+//! sheet whose cells differ, a page with every cell's values and metrics, and cell presets that
+//! load with their values; the same command twice gives the same bytes; bad input is refused
+//! with a message naming the problem and nothing written.
+//!
+//! The wedges need windowless OpenGL (EGL + Mesa). Without it those tests skip with a note,
+//! and fail when `CI=true` with the packages to install. The bad-input tests need no GL.
+#![cfg(feature = "gui")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use cloth_tuner::picture::{read_png, Rgba};
+use cloth_tuner::preset::Preset;
+use cloth_tuner::render::headless::{CameraSpec, HeadlessGl, GL_PACKAGES};
+use cloth_tuner::tune::knobs::{value_text, Sweep};
+use cloth_tuner::tune::wedge::{Rect, WedgeSpec};
+
+/// True when windowless GL works; otherwise skips (or fails under `CI=true`).
+fn have_gl(test: &str) -> bool {
+    match HeadlessGl::new() {
+        Ok(_) => true,
+        Err(e) => {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(
+                !ci,
+                "CI=true and {test} needs windowless OpenGL: {e}\n\
+                 (install the Debian packages {GL_PACKAGES}; .ci/run does)"
+            );
+            eprintln!("skipping {test}: {e} (CI=true makes this a failure)");
+            false
+        }
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn cloth_tuner(args: &[&str]) -> Output {
+    cloth_tuner_on(args, None)
+}
+
+/// `cloth_tuner` on `threads` worker threads (`None`: one per core).
+fn cloth_tuner_on(args: &[&str], threads: Option<usize>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cloth-tuner"));
+    if let Some(n) = threads {
+        c.env("RAYON_NUM_THREADS", n.to_string());
+    }
+    c.args(args).output().expect("run cloth-tuner")
+}
+
+/// The knobs of the small wedge: far apart, so every cell looks different by frame 30.
+const DAMPING: &str = "damping=0.005:0.3:2";
+const WORLD: &str = "world_motion_fraction=0:1:2";
+
+/// A 2x2 wedge of the tweed: small cells, an early frame and a short metrics run, so it is
+/// quick on a test build.
+fn small_wedge(out: &Path, cell_size: &str) -> Output {
+    small_wedge_on(out, cell_size, None)
+}
+
+fn small_wedge_on(out: &Path, cell_size: &str, threads: Option<usize>) -> Output {
+    let out = out.to_str().unwrap();
+    let args = [
+        "wedge",
+        "--preset",
+        "presets/tweed.json",
+        "--knob",
+        DAMPING,
+        "--knob",
+        WORLD,
+        "--clip",
+        "dodge",
+        "--frame",
+        "30",
+        "--seconds",
+        "1",
+        "--cell-size",
+        cell_size,
+        "--quiet",
+        "--out",
+        out,
+    ];
+    let o = cloth_tuner_on(&args, threads);
+    assert!(
+        o.status.success(),
+        "wedge failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// The spec `small_wedge` gives the library.
+fn small_spec(width: u32, height: u32) -> WedgeSpec {
+    WedgeSpec {
+        preset: Preset::load("presets/tweed.json").unwrap(),
+        preset_path: "presets/tweed.json".into(),
+        character_label: None,
+        sweeps: vec![Sweep::parse(DAMPING).unwrap(), Sweep::parse(WORLD).unwrap()],
+        clip: "dodge".into(),
+        frame: 30,
+        seconds: 1.0,
+        camera: CameraSpec::Front,
+        cell_width: width,
+        cell_height: height,
+        force: false,
+    }
+}
+
+fn region(img: &Rgba, r: Rect) -> Vec<[u8; 4]> {
+    (r.y..r.y + r.height)
+        .flat_map(|y| {
+            let row = (y * img.width) as usize;
+            img.pixels[row + r.x as usize..row + (r.x + r.width) as usize].to_vec()
+        })
+        .collect()
+}
+
+/// The `<td>` texts of the table row `id`.
+fn row_cells(html: &str, id: &str) -> Vec<String> {
+    let start = html
+        .find(&format!("<tr id=\"{id}\">"))
+        .unwrap_or_else(|| panic!("no row {id}"));
+    let row = &html[start..start + html[start..].find("</tr>").unwrap()];
+    row.split("<td")
+        .skip(1)
+        .map(|td| {
+            let text = &td[td.find('>').unwrap() + 1..td.find("</td>").unwrap()];
+            // Drop the link's tags, keep its text.
+            text.split('<')
+                .map(|part| part.split_once('>').map_or(part, |(_, t)| t))
+                .collect()
+        })
+        .collect()
+}
+
+/// The table's column names.
+fn header_names(html: &str) -> Vec<String> {
+    let start = html.find("<table>").unwrap();
+    let row = &html[start..start + html[start..].find("</tr>").unwrap()];
+    row.split("<th")
+        .skip(1)
+        .map(|th| th[th.find('>').unwrap() + 1..th.find("</th>").unwrap()].to_string())
+        .collect()
+}
+
+#[test]
+fn a_2x2_wedge_writes_a_labelled_sheet_a_page_and_cell_presets() {
+    if !have_gl("the 2x2 wedge") {
+        return;
+    }
+    let dir = scratch("wedge-2x2");
+    let sheet_path = dir.join("sheet.png");
+    small_wedge(&sheet_path, "320x180");
+
+    // The sheet: 2 across, 2 down, each cell 320x180 with two label lines, laid out as the
+    // library says (the tuner maps clicks with the same layout).
+    let sheet = read_png(&sheet_path).unwrap();
+    let layout = small_spec(320, 180).layout();
+    assert_eq!((layout.columns, layout.rows), (2, 2));
+    assert_eq!(layout.width(), 2 * 320 + 3 * layout.gap);
+    assert!(layout.label_height >= 2 * 12, "two lines of readable text");
+    assert_eq!(
+        (sheet.width, sheet.height),
+        (layout.width(), layout.height())
+    );
+
+    // Different knob values, different pictures: every pair of cells differs visibly.
+    let pictures: Vec<Vec<[u8; 4]>> = (0..4)
+        .map(|i| region(&sheet, layout.picture_rect(i)))
+        .collect();
+    for a in 0..4 {
+        for b in a + 1..4 {
+            let differing = pictures[a]
+                .iter()
+                .zip(&pictures[b])
+                .filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 16))
+                .count();
+            assert!(
+                differing > 50,
+                "cells {a} and {b} differ in only {differing} pixels"
+            );
+        }
+    }
+    // Every label strip carries text: light pixels on the dark strip.
+    for i in 0..4 {
+        let text = region(&sheet, layout.label_rect(i))
+            .iter()
+            .filter(|p| p[0] > 180 && p[1] > 180 && p[2] > 180)
+            .count();
+        assert!(text > 100, "cell {i}'s label has {text} text pixels");
+    }
+    let header = Rect {
+        x: 0,
+        y: 0,
+        width: layout.width(),
+        height: layout.header_height,
+    };
+    let header_text = region(&sheet, header).iter().filter(|p| p[0] > 180).count();
+    assert!(
+        header_text > 200,
+        "the header has {header_text} text pixels"
+    );
+
+    // The page: a row per cell with its values, its preset and its metrics.
+    let html = std::fs::read_to_string(dir.join("sheet.html")).unwrap();
+    assert!(html.contains("src=\"sheet.png\""));
+    let names = header_names(&html);
+    for metric in [
+        "hem_swing_peak_cm",
+        "hem_swing_rms_cm",
+        "max_vertical_stretch_pct",
+    ] {
+        assert!(
+            names.iter().any(|n| n == metric),
+            "no {metric} in {names:?}"
+        );
+    }
+    let damping = Sweep::parse(DAMPING).unwrap();
+    let world = Sweep::parse(WORLD).unwrap();
+    for i in 0..4 {
+        let (d, w) = (damping.values[i % 2], world.values[i / 2]);
+        let row = row_cells(&html, &format!("cell-{i}"));
+        assert_eq!(row.len(), names.len(), "cell {i}: {row:?}");
+        assert_eq!(row[1], value_text(damping.spec, d), "cell {i}");
+        assert_eq!(row[2], value_text(world.spec, w), "cell {i}");
+        let file = format!("sheet_cells/cell_{i:03}.json");
+        assert_eq!(row[3], file);
+
+        // The cell's preset loads and holds the cell's values, under a name that says them.
+        let preset = Preset::load(dir.join(&file)).unwrap();
+        assert_eq!(preset.params.get("damping"), Some(d), "cell {i}");
+        assert_eq!(
+            preset.params.get("world_motion_fraction"),
+            Some(w),
+            "cell {i}"
+        );
+        assert!(
+            preset.name.contains("Tweed") && preset.name.contains("damping"),
+            "{}",
+            preset.name
+        );
+
+        // The row's metrics are that preset's: simulate it and compare the hem swing.
+        if i == 3 {
+            let m = cloth_tuner::rig::metrics::simulate(
+                std::sync::Arc::new(cloth_tuner::rig::Character::builtin()),
+                &preset,
+                "dodge",
+                1.0,
+            )
+            .unwrap();
+            let col = names.iter().position(|n| n == "hem_swing_peak_cm").unwrap();
+            let shown: f64 = row[col].parse().unwrap();
+            let real = m.hem_swing_peak_cm as f64;
+            assert!(
+                (shown - real).abs() <= real.abs() * 1e-3,
+                "the page says {shown}, simulate says {real}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_same_wedge_twice_gives_the_same_sheet_bytes_on_any_number_of_threads() {
+    if !have_gl("the repeated wedge") {
+        return;
+    }
+    let dir = scratch("wedge-twice");
+    let (a, b) = (dir.join("a/sheet.png"), dir.join("b/sheet.png"));
+    small_wedge_on(&a, "96x54", Some(3));
+    small_wedge_on(&b, "96x54", Some(1));
+    assert!(
+        std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+        "the two sheets differ"
+    );
+    for i in 0..4 {
+        let file = format!("sheet_cells/cell_{i:03}.json");
+        let (pa, pb) = (dir.join("a").join(&file), dir.join("b").join(&file));
+        assert_eq!(
+            std::fs::read(pa).unwrap(),
+            std::fs::read(pb).unwrap(),
+            "{file}"
+        );
+    }
+}
+
+/// Runs `wedge` with a good command changed by `change`, expects a refusal whose message
+/// holds every one of `says`, and checks nothing was written.
+fn refused(case: &str, change: &[(&str, &str)], says: &[&str]) {
+    let dir = scratch(&format!("wedge-bad-{case}"));
+    let out = dir.join("out/sheet.png");
+    let mut args: Vec<(String, String)> = [
+        ("--preset", "presets/tweed.json"),
+        ("--knob", "damping=0.005:0.05:2"),
+        ("--clip", "dodge"),
+        ("--frame", "10"),
+        ("--cell-size", "64x36"),
+        ("--seconds", "0.5"),
+        ("--out", out.to_str().unwrap()),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    for (k, v) in change {
+        match args.iter_mut().find(|(a, _)| a == k) {
+            Some(slot) => slot.1 = v.to_string(),
+            None => args.push((k.to_string(), v.to_string())),
+        }
+    }
+    let mut argv = vec!["wedge".to_string(), "--quiet".to_string()];
+    for (k, v) in args {
+        argv.push(k);
+        argv.push(v);
+    }
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let o = cloth_tuner(&argv);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{case}: accepted");
+    for s in says {
+        assert!(err.contains(s), "{case}: `{s}` not in: {err}");
+    }
+    assert!(!dir.join("out").exists(), "{case}: the out folder was made");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "{case}: wrote {left:?}");
+}
+
+#[test]
+fn a_knob_that_does_not_exist_is_refused_with_the_knobs_there_are() {
+    refused(
+        "unknown-knob",
+        &[("--knob", "dampnig=0.005:0.05:2")],
+        &["no knob `dampnig`", "contact_damping"],
+    );
+}
+
+#[test]
+fn a_range_outside_the_knobs_limits_is_refused_with_the_limits() {
+    refused(
+        "range",
+        &[("--knob", "damping=0.005:7:5")],
+        &["damping: 7 is outside", "0 to 1"],
+    );
+}
+
+#[test]
+fn more_than_400_cells_needs_force() {
+    let dir = scratch("wedge-bad-many");
+    let out = dir.join("out/sheet.png");
+    let o = cloth_tuner(&[
+        "wedge",
+        "--quiet",
+        "--preset",
+        "presets/tweed.json",
+        "--knob",
+        "damping=0.005:0.05:21",
+        "--knob",
+        "world_motion_fraction=0:1:20",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("420 cells") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(!dir.join("out").exists());
+}
+
+#[test]
+fn an_unknown_clip_is_refused_with_the_clips_there_are() {
+    refused(
+        "clip",
+        &[("--clip", "moonwalk")],
+        &["unknown clip `moonwalk`", "dodge", "walk"],
+    );
+}
+
+#[test]
+fn a_missing_preset_file_is_refused_by_name() {
+    refused(
+        "preset",
+        &[("--preset", "presets/no_such_fabric.json")],
+        &["presets/no_such_fabric.json"],
+    );
+}
+
+#[test]
+fn a_frame_out_of_range_is_refused() {
+    refused(
+        "frame",
+        &[("--frame", "999999")],
+        &["frame 999999 is out of range"],
+    );
+}
+
+#[test]
+fn an_output_folder_that_cannot_take_files_is_refused() {
+    let dir = scratch("wedge-bad-folder");
+    // A file where the folder should be: not writable for anyone, root included.
+    let blocker = dir.join("not_a_folder");
+    std::fs::write(&blocker, "x").unwrap();
+    let out = blocker.join("sheets/sheet.png");
+    let o = cloth_tuner(&[
+        "wedge",
+        "--quiet",
+        "--preset",
+        "presets/tweed.json",
+        "--knob",
+        "damping=0.005:0.05:2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("cannot write in the output folder") && err.contains("not a folder"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("not_a_folder")]);
+    assert_eq!(std::fs::read_to_string(&blocker).unwrap(), "x");
+}
+
+#[test]
+fn a_sheet_that_is_not_a_png_is_refused() {
+    refused(
+        "not-png",
+        &[("--out", "/nonexistent-wedge-test/sheet.jpg")],
+        &["ending in .png"],
+    );
+}
