@@ -3,3 +3,7 @@
 //! knob values that meet target metrics (`fit`).
 
 pub mod knobs;
+#[cfg(feature = "rig")]
+pub mod fit;
+#[cfg(feature = "rig")]
+pub mod targets;
