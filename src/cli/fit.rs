@@ -135,7 +135,11 @@ fn check_writable(out: &Path) -> anyhow::Result<()> {
     let meta = std::fs::metadata(folder)
         .with_context(|| format!("--out {}: no folder {}", out.display(), folder.display()))?;
     if !meta.is_dir() {
-        anyhow::bail!("--out {}: {} is not a folder", out.display(), folder.display());
+        anyhow::bail!(
+            "--out {}: {} is not a folder",
+            out.display(),
+            folder.display()
+        );
     }
     if out.is_dir() {
         anyhow::bail!("--out {} is a folder; give a file name", out.display());

@@ -285,7 +285,9 @@ enum Axis {
     /// `v = min + span * (10^(d u) - 1) / (10^d - 1)`: through both limits (0 included, which
     /// a plain log scale cannot reach), even steps in `u` multiply `v - min` by the same factor
     /// above the bottom 10^-d of the range.
-    Log { decades: f64 },
+    Log {
+        decades: f64,
+    },
 }
 
 fn axis(spec: &ParamSpec) -> Axis {
@@ -350,7 +352,10 @@ impl Reached {
         let v = self.value?;
         let d = v - self.target.value;
         let sign = if d >= 0.0 { "+" } else { "-" };
-        Some(format!("{sign}{}", with_unit(d.abs(), self.target.metric.unit)))
+        Some(format!(
+            "{sign}{}",
+            with_unit(d.abs(), self.target.metric.unit)
+        ))
     }
 }
 
@@ -397,7 +402,11 @@ impl Trial {
             self.setting,
             reached.join(", "),
             self.error,
-            if self.met { "  (meets every target)" } else { "" }
+            if self.met {
+                "  (meets every target)"
+            } else {
+                ""
+            }
         )
     }
 }
@@ -533,7 +542,14 @@ impl Runner<'_> {
     }
 
     fn setting(&self, values: &[f64]) -> Setting {
-        Setting(self.spec.knobs.iter().copied().zip(values.iter().copied()).collect())
+        Setting(
+            self.spec
+                .knobs
+                .iter()
+                .copied()
+                .zip(values.iter().copied())
+                .collect(),
+        )
     }
 
     /// One `simulate` run of the preset with these knob values.
@@ -542,7 +558,12 @@ impl Runner<'_> {
             params: self.setting(values).apply(&self.base.params),
             ..self.base.clone()
         };
-        simulate(self.character.clone(), &preset, &self.spec.clip, self.seconds)
+        simulate(
+            self.character.clone(),
+            &preset,
+            &self.spec.clip,
+            self.seconds,
+        )
     }
 
     /// Each target's value and miss, the error and whether all are met.
@@ -615,8 +636,10 @@ impl Search<'_> {
         if log.trials >= spec.max_trials {
             return Some(Stop::TrialCap(spec.max_trials));
         }
+        // The first trials always run: until one has, there is no estimate of a trial's time.
         let rounds = batch.div_ceil(rayon::current_num_threads().max(1)) as f64;
-        if self.started.elapsed().as_secs_f64() + log.slowest * rounds > spec.max_seconds {
+        let ahead = log.slowest * rounds;
+        if log.trials > 0 && self.started.elapsed().as_secs_f64() + ahead > spec.max_seconds {
             return Some(Stop::TimeBudget(spec.max_seconds));
         }
         None
@@ -901,5 +924,72 @@ fn fitted_preset(preset: &Preset, best: &Trial, spec: &FitSpec, seconds: f64) ->
         description,
         params: best.setting.apply(&preset.params),
         ..preset.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::FabricParams;
+
+    fn spec(name: &str) -> &'static ParamSpec {
+        FabricParams::spec(name).unwrap()
+    }
+
+    #[test]
+    fn the_axes_reach_both_limits_and_map_back() {
+        for name in [
+            "damping",
+            "wind_drag",
+            "world_motion_fraction",
+            "max_distance_hem",
+        ] {
+            let s = spec(name);
+            assert_eq!(to_value(s, 0.0), s.min as f32 as f64, "{name}");
+            assert_eq!(to_value(s, 1.0), s.max as f32 as f64, "{name}");
+            assert_eq!(to_value(s, -3.0), to_value(s, 0.0), "{name}: clamped");
+            for v in [0.0096, 0.1633, 0.35] {
+                let back = to_value(s, to_unit(s, v));
+                assert!((back - v).abs() <= 1e-4 * v, "{name}: {v} -> {back}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_damping_moves_by_the_same_factor_wherever_it_is() {
+        let d = spec("damping");
+        let ratio = |v: f64| to_value(d, to_unit(d, v) + 0.05) / v;
+        assert!(
+            (ratio(0.01) - ratio(0.1)).abs() < 0.02,
+            "{} {}",
+            ratio(0.01),
+            ratio(0.1)
+        );
+        // A tenth of a linear knob's range is a tenth of it.
+        let w = spec("world_motion_fraction");
+        assert!((to_value(w, to_unit(w, 0.2) + 0.1) - 0.3).abs() < 1e-6);
+    }
+
+    #[test]
+    fn trial_values_keep_four_significant_digits() {
+        let d = spec("damping");
+        assert_eq!(to_value(d, to_unit(d, 0.20033748)), 0.2003_f32 as f64);
+    }
+
+    #[test]
+    fn the_starting_simplex_steps_back_at_the_top_of_a_range() {
+        let s = start_simplex(&[0.5, 0.95]);
+        assert_eq!(s, vec![vec![0.5, 0.95], vec![0.6, 0.95], vec![0.5, 0.85]]);
+    }
+
+    #[test]
+    fn the_search_converges_when_its_recent_points_gather() {
+        let mut recent = VecDeque::new();
+        // Two knobs: six points are needed.
+        for i in 0..5 {
+            assert!(!converged(&mut recent, &[0.5 + i as f64 * 1e-5, 0.2]));
+        }
+        assert!(converged(&mut recent, &[0.5, 0.2]));
+        assert!(!converged(&mut recent, &[0.6, 0.2]));
     }
 }

@@ -2,8 +2,8 @@
 //! tuner ([`knobs`]), contact sheets over a grid of knob values (`wedge`) and a search for the
 //! knob values that meet target metrics (`fit`).
 
-pub mod knobs;
 #[cfg(feature = "rig")]
 pub mod fit;
+pub mod knobs;
 #[cfg(feature = "rig")]
 pub mod targets;
