@@ -11,7 +11,9 @@ use anyhow::Context;
 
 use super::CharacterArgs;
 use crate::preset::Preset;
-use crate::tune::fit::{fit, FitSpec, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE};
+use crate::tune::fit::{
+    fit, percent, FitSpec, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE,
+};
 use crate::tune::knobs::{knob_list, Setting};
 use crate::tune::targets::parse_targets;
 
@@ -22,7 +24,7 @@ pub struct FitArgs {
     #[arg(long)]
     pub preset: PathBuf,
     /// The clip every trial plays; an unknown name is an error that lists the clips there
-    /// are. settle_time needs a clip whose motion stops (sprint_stop, dodge, jump...).
+    /// are. settle_time needs a clip whose motion stops (of the built-in ones, sprint_stop).
     #[arg(long, default_value = "sprint_stop")]
     pub clip: String,
     /// What the metrics should reach, METRIC=VALUE, comma separated or repeated: settle_time
@@ -59,8 +61,20 @@ pub struct FitArgs {
 }
 
 /// Runs `fit`: exit 0 when every target was met, 1 when not (the nearest is reported and,
-/// with `--out`, saved); bad input is an error before any trial runs.
-pub fn fit_command(args: &FitArgs) -> anyhow::Result<ExitCode> {
+/// with `--out`, saved), 2 on bad input (refused before any trial runs) or a failed save.
+pub fn fit_command(args: &FitArgs) -> ExitCode {
+    match run(args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("cloth-tuner: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The fit, its report and the save; whether every target was met.
+fn run(args: &FitArgs) -> anyhow::Result<bool> {
     let (preset, character, spec) = prepare(args)?;
     let seconds = spec.check(&character)?;
     let start = Setting(
@@ -76,7 +90,7 @@ pub fn fit_command(args: &FitArgs) -> anyhow::Result<ExitCode> {
         preset.name,
         spec.clip,
         targets.join(", "),
-        spec.tolerance * 100.0,
+        percent(spec.tolerance),
         spec.max_trials,
         spec.max_seconds,
     );
@@ -88,6 +102,10 @@ pub fn fit_command(args: &FitArgs) -> anyhow::Result<ExitCode> {
     };
     let result = fit(character, &preset, &spec, &mut print_trial, &cancel)?;
     print!("{}", result.to_text());
+    // The search knows only the targets: say where its knobs leave the article's advice.
+    for w in result.preset.params.article_departures() {
+        eprintln!("warning: {w}");
+    }
     if let Some(out) = &args.out {
         result.preset.save(out)?;
         println!(
@@ -100,11 +118,7 @@ pub fn fit_command(args: &FitArgs) -> anyhow::Result<ExitCode> {
             out.display()
         );
     }
-    Ok(if result.met {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(result.met)
 }
 
 /// Every input read and checked: the preset, the character, the targets, the knobs, and
@@ -148,4 +162,27 @@ fn check_writable(out: &Path) -> anyhow::Result<()> {
         anyhow::bail!("--out {} is read-only", out.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_help_and_the_readme_name_every_target_metric() {
+        let help = super::super::Cli::command()
+            .find_subcommand_mut("fit")
+            .expect("a fit subcommand")
+            .render_long_help()
+            .to_string();
+        let readme = std::fs::read_to_string("README.md").unwrap();
+        for m in crate::tune::targets::TARGET_METRICS {
+            assert!(help.contains(m.name), "fit --help does not name {}", m.name);
+            assert!(
+                readme.contains(&format!("`{}`", m.name)),
+                "README.md does not name {}",
+                m.name
+            );
+        }
+    }
 }

@@ -138,8 +138,8 @@ pub enum Command {
     /// stops when a trial meets every target, the search converges, or the trial cap or time
     /// budget (60 s) is reached, and prints what the best trial reached against each target.
     /// Exit 0 when every target was met, 1 when not (the nearest preset is still saved with
-    /// --out). Bad input (an unknown knob, metric or clip, a bad number) is an error before
-    /// any trial, and nothing is written.
+    /// --out), 2 on bad input (an unknown knob, metric or clip, a bad number): refused before
+    /// any trial, with nothing written.
     Fit(fit::FitArgs),
     /// Pictures of a preset on a clip with no window and no X server (EGL, surfaceless): one
     /// PNG per frame, drawn by the tuner's viewport code. Frame N is the state after N fixed
@@ -265,7 +265,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             seconds,
             json,
         }) => drift_command(&preset, &timestep_hz, &clip, &character, seconds, json),
-        Some(Command::Fit(args)) => fit::fit_command(&args),
+        Some(Command::Fit(args)) => Ok(fit::fit_command(&args)),
         #[cfg(feature = "gui")]
         Some(Command::Render {
             preset,

@@ -23,7 +23,7 @@ use argmin_math::{ArgminAdd, ArgminMul, ArgminSub};
 use rayon::prelude::*;
 
 use super::knobs::{KnobError, Setting};
-use super::targets::{with_unit, Target, TargetError};
+use super::targets::{round_sig, with_unit, Target, TargetError};
 use crate::preset::Preset;
 use crate::rig::metrics::{motion_end, simulate, Metrics};
 use crate::rig::{Character, SceneError};
@@ -63,8 +63,9 @@ const OUTSIDE_PENALTY: f64 = 10.0;
 const SD_TOLERANCE: f64 = 1e-7;
 /// The search counts as converged when its last `2 (knobs + 1)` points lie within this
 /// of each other along every normalised axis: under 1 % of a damping, a thousandth of a
-/// linear knob's range. Closer than that the metrics' own jitter (the hem's path is
-/// chaotic: its RMS moves by 1 % between dampings 0.2003 and 0.2004) is all the search sees.
+/// linear knob's range. Closer than that the metrics' own jitter is all the search sees (the
+/// hem's path is chaotic: its RMS swing moved by 1 % between trials whose dampings differed
+/// in the fifth digit).
 const MIN_SPREAD: f64 = 1e-3;
 /// Significant digits of a knob's value in a trial, as the shipped presets write them: the
 /// saved preset reads `0.2003`, not `0.20033748`, and finer steps change nothing one sees.
@@ -309,15 +310,6 @@ fn to_value(spec: &ParamSpec, u: f64) -> f64 {
     v as f32 as f64
 }
 
-/// `v` to `digits` significant digits.
-fn round_sig(v: f64, digits: i32) -> f64 {
-    if v == 0.0 || !v.is_finite() {
-        return v;
-    }
-    let scale = 10f64.powi(digits - 1 - v.abs().log10().floor() as i32);
-    (v * scale).round() / scale
-}
-
 /// Where `v` lies on the knob's normalised axis.
 fn to_unit(spec: &ParamSpec, v: f64) -> f64 {
     let span = spec.max - spec.min;
@@ -359,19 +351,26 @@ impl Reached {
     }
 }
 
+impl Reached {
+    /// The miss in percent of the target, or `None` where the miss is measured against the
+    /// metric's floor (a target near 0), not against the target.
+    pub fn percent_off(&self) -> Option<f64> {
+        let t = self.target;
+        (self.value.is_some() && t.scale() == t.value).then_some(self.miss * 100.0)
+    }
+}
+
 impl fmt::Display for Reached {
-    /// `settle_time 1.23 s (+2.5 %)`, or `settle_time not reached in the run`.
+    /// `settle_time 1.23 s (+2.5 %)`, `max_penetration 0.002 m (+0.002 m)` for a target near
+    /// 0, or `settle_time none in the run`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = self.target.metric;
-        match self.value {
-            Some(v) => write!(
-                f,
-                "{} {} ({:+.1} %)",
-                m.name,
-                with_unit(v, m.unit),
-                self.miss * 100.0
-            ),
-            None => write!(f, "{} not reached in the run", m.name),
+        match (self.value, self.percent_off(), self.off_by()) {
+            (Some(v), Some(pct), _) => {
+                write!(f, "{} {} ({pct:+.1} %)", m.name, with_unit(v, m.unit))
+            }
+            (Some(v), None, Some(off)) => write!(f, "{} {} ({off})", m.name, with_unit(v, m.unit)),
+            _ => write!(f, "{} none in the run", m.name),
         }
     }
 }
@@ -416,8 +415,8 @@ impl Trial {
 pub enum Stop {
     /// A trial met every target.
     Met,
-    /// The search could improve no further (the simplex's errors agree, or it has shrunk
-    /// below what the preset's values can hold).
+    /// The search could improve no further: its simplex's errors agree, or its last points
+    /// lie closer together than the metrics' jitter lets it tell apart.
     Converged,
     /// The trial cap was reached.
     TrialCap(usize),
@@ -475,19 +474,17 @@ impl FitResult {
             )
         };
         s += &format!("  knobs: {}\n", self.best.setting);
-        let tolerance = (self.tolerance * 1000.0).round() / 10.0;
+        let tolerance = percent(self.tolerance);
         for r in &self.best.reached {
             let t = r.target;
             let reached = match r.value {
                 Some(v) => with_unit(v, t.metric.unit),
                 None => format!("none in the {:.2} s run", self.seconds),
             };
-            let off = match r.off_by() {
-                // The miss in percent only where it is a share of the target (not of the
-                // floor a target near 0 is measured against).
-                Some(d) if t.scale() == t.value => format!("off by {d} ({:+.1} %)", r.miss * 100.0),
-                Some(d) => d,
-                None => String::new(),
+            let off = match (r.off_by(), r.percent_off()) {
+                (Some(d), Some(pct)) => format!("off by {d} ({pct:+.1} %)"),
+                (Some(d), None) => format!("off by {d}"),
+                _ => String::new(),
             };
             s += &format!(
                 "  {:<27} target {:<10} reached {:<12} {:<30} {}\n",
@@ -892,6 +889,11 @@ pub fn fit(
     })
 }
 
+/// A share as a percentage for a person: 0.07 is `7`, not `7.000000000000001`.
+pub fn percent(share: f64) -> String {
+    format!("{}", (share * 1e6).round() / 1e4)
+}
+
 /// `preset` with the best trial's knobs, named and described for what it was fitted to.
 fn fitted_preset(preset: &Preset, best: &Trial, spec: &FitSpec, seconds: f64) -> Preset {
     let targets: Vec<String> = spec.targets.iter().map(|t| t.to_string()).collect();
@@ -903,7 +905,7 @@ fn fitted_preset(preset: &Preset, best: &Trial, spec: &FitSpec, seconds: f64) ->
         format!("{} (fitted)", preset.name)
     };
     let verdict = if best.met {
-        format!("every target within {} %", spec.tolerance * 100.0)
+        format!("every target within {} %", percent(spec.tolerance))
     } else {
         "targets not met".to_string()
     };

@@ -212,8 +212,8 @@ pub fn with_unit(value: f64, unit: &str) -> String {
     }
 }
 
-/// `v` to `digits` significant digits, so 0.061234567 prints as 0.06123.
-fn round_sig(v: f64, digits: i32) -> f64 {
+/// `v` to `digits` significant digits: 0.061234567 to 4 is 0.06123.
+pub(crate) fn round_sig(v: f64, digits: i32) -> f64 {
     if v == 0.0 || !v.is_finite() {
         return v;
     }
