@@ -131,9 +131,11 @@ pub enum Command {
         json: bool,
     },
     /// Search a few knobs of a preset for the values whose `simulate` metrics on a clip meet
-    /// targets ("settle in 1.2 s, swing 6 cm"): e.g. `fit --preset presets/tweed.json --clip
-    /// sprint_stop --target settle_time=1.2,hem_swing_rms=0.06 --knobs
-    /// damping,contact_damping --out fitted.json`. Nelder-Mead over each knob's own range
+    /// targets ("settle in 1.2 s, swing 6 cm").
+    ///
+    /// E.g. `fit --preset presets/tweed.json --clip sprint_stop --target
+    /// settle_time=1.2,hem_swing_rms=0.06 --knobs damping,contact_damping --out fitted.json`.
+    /// Nelder-Mead over each knob's own range
     /// (damping and drag on a log scale); prints every trial (knob values, metrics, error),
     /// stops when a trial meets every target, the search converges, or the trial cap or time
     /// budget (60 s) is reached, and prints what the best trial reached against each target.
