@@ -11,6 +11,7 @@ mod character;
 #[cfg(feature = "gui")]
 pub mod compare;
 mod export;
+pub mod fit;
 
 pub use character::{load_character, CharacterArgs};
 #[cfg(feature = "gui")]
@@ -131,6 +132,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Search a few knobs of a preset for the values whose `simulate` metrics on a clip meet
+    /// targets ("settle in 1.2 s, swing 6 cm").
+    ///
+    /// E.g. `fit --preset presets/tweed.json --clip sprint_stop --target
+    /// settle_time=1.2,hem_swing_rms=0.06 --knobs damping,contact_damping --out fitted.json`.
+    /// Nelder-Mead over each knob's own range
+    /// (damping and drag on a log scale); prints every trial (knob values, metrics, error),
+    /// stops when a trial meets every target, the search converges, or the trial cap or time
+    /// budget (60 s) is reached, and prints what the best trial reached against each target.
+    /// Exit 0 when every target was met, 1 when not (the nearest preset is still saved with
+    /// --out), 2 on bad input (an unknown knob, metric or clip, a bad number): refused before
+    /// any trial, with nothing written.
+    Fit(fit::FitArgs),
     /// Pictures of a preset on a clip with no window and no X server (EGL, surfaceless): one
     /// PNG per frame, drawn by the tuner's viewport code. Frame N is the state after N fixed
     /// steps from the clip start. Same command, build and machine: byte-identical PNGs. With
@@ -307,6 +321,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             seconds,
             json,
         }) => drift_command(&preset, &timestep_hz, &clip, &character, seconds, json),
+        Some(Command::Fit(args)) => Ok(fit::fit_command(&args)),
         #[cfg(feature = "gui")]
         Some(Command::Render {
             preset,
