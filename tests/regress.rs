@@ -5,36 +5,15 @@
 //! fail when `CI=true` with the packages to install.
 #![cfg(feature = "gui")]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::{have_gl, scratch};
+
 use cloth_tuner::cli::regress::{regress, summary, RegressArgs};
 use cloth_tuner::cli::render::{render, CameraSpec, RenderArgs};
-use cloth_tuner::render::headless::{HeadlessGl, GL_PACKAGES};
-
-/// True when windowless GL works; otherwise skips (or fails under `CI=true`).
-fn have_gl(test: &str) -> bool {
-    match HeadlessGl::new() {
-        Ok(_) => true,
-        Err(e) => {
-            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-            assert!(
-                !ci,
-                "CI=true and {test} needs windowless OpenGL: {e}\n\
-                 (install the Debian packages {GL_PACKAGES}; .ci/run does)"
-            );
-            eprintln!("skipping {test}: {e} (CI=true makes this a failure)");
-            false
-        }
-    }
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 #[test]
 fn the_committed_manifest_matches_the_goldens() {

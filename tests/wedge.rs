@@ -7,38 +7,18 @@
 //! and fail when `CI=true` with the packages to install. The bad-input tests need no GL.
 #![cfg(feature = "gui")]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
+
+use common::{have_gl, scratch};
 
 use cloth_tuner::picture::{read_png, Rgba};
 use cloth_tuner::preset::Preset;
-use cloth_tuner::render::headless::{CameraSpec, HeadlessGl, GL_PACKAGES};
+use cloth_tuner::render::headless::CameraSpec;
 use cloth_tuner::tune::knobs::{value_text, Sweep};
 use cloth_tuner::tune::wedge::{Rect, WedgeSpec};
-
-/// True when windowless GL works; otherwise skips (or fails under `CI=true`).
-fn have_gl(test: &str) -> bool {
-    match HeadlessGl::new() {
-        Ok(_) => true,
-        Err(e) => {
-            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-            assert!(
-                !ci,
-                "CI=true and {test} needs windowless OpenGL: {e}\n\
-                 (install the Debian packages {GL_PACKAGES}; .ci/run does)"
-            );
-            eprintln!("skipping {test}: {e} (CI=true makes this a failure)");
-            false
-        }
-    }
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn cloth_tuner(args: &[&str]) -> Output {
     cloth_tuner_on(args, None)

@@ -100,6 +100,18 @@ pub enum Command {
     ShowCompareTable(bool),
     /// End the comparison (asks first when the other preset has unsaved changes).
     CloseCompare,
+    /// Tools > Wedge shown or closed.
+    ShowWedge(bool),
+    /// Run the wedge as set up in its window.
+    RunWedge,
+    /// Load this wedge cell's knobs (one undo step).
+    WedgeCell(usize),
+    /// Tools > Fit shown or closed.
+    ShowFit(bool),
+    /// Run the fit as set up in its window.
+    RunFit,
+    /// Load the fit's best knobs (one undo step).
+    ApplyFit,
 }
 
 impl App {
@@ -137,6 +149,12 @@ impl App {
             Command::SetCompareMode(mode) => self.view.compare_mode = mode,
             Command::ShowCompareTable(open) => self.show_compare_table(open),
             Command::CloseCompare => self.guarded(ctx, Pending::CloseCompare),
+            Command::ShowWedge(open) => self.tools.wedge.open = open,
+            Command::RunWedge => self.run_wedge(),
+            Command::WedgeCell(i) => self.load_wedge_cell(i),
+            Command::ShowFit(open) => self.tools.fit.open = open,
+            Command::RunFit => self.run_fit(),
+            Command::ApplyFit => self.apply_fit(),
             Command::Rename(name) => self.doc.preset.name = name,
             Command::SetGarment(g) => {
                 self.doc.preset.garment = g;

@@ -20,6 +20,7 @@ pub mod playback;
 pub mod plots;
 mod recovery;
 mod timeline;
+mod tools;
 pub mod undo;
 mod view;
 mod viewport;
@@ -222,6 +223,8 @@ pub struct App {
     recovery: recovery::Recovery,
     /// The A/B comparison, while there is one.
     compare: Option<compare::Compare>,
+    /// Tools > Wedge and Tools > Fit.
+    tools: tools::Tools,
 }
 
 impl App {
@@ -278,6 +281,7 @@ impl App {
             viewport,
             fps: FpsMeter::new(options.report_fps),
         };
+        let preset_params = preset.params.clone();
         Self {
             doc: Document::new(preset, path, persisted.recent.clone()),
             playback: Playback::new(scene, speed, looping),
@@ -297,6 +301,7 @@ impl App {
             allow_close: false,
             recovery: recovery::Recovery::default(),
             compare: None,
+            tools: tools::Tools::new(&preset_params),
         }
     }
 
@@ -628,6 +633,7 @@ impl eframe::App for App {
         self.panels(ui, &mut commands);
         self.dialogs(&ctx, &mut commands);
         self.compare_window(&ctx, &mut commands);
+        self.tool_windows(&ctx, &mut commands);
         self.recovery_dialogs(&ctx, &mut commands);
         self.apply_commands(&ctx, commands);
     }

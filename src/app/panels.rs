@@ -70,6 +70,7 @@ impl App {
             ui.menu_button("Edit", |ui| self.edit_menu(ui, out));
             ui.menu_button("View", |ui| self.view.menu(ui, out));
             ui.menu_button("Compare", |ui| self.compare_menu(ui, out));
+            ui.menu_button("Tools", |ui| self.tools_menu(ui, out));
             ui.separator();
             self.preset_picker(ui, out);
         });

@@ -18,8 +18,7 @@ use crate::render::scene_data;
 use crate::render::Overlays;
 use crate::rig::{Character, Scene};
 
-/// The highest frame number accepted (10 minutes at 240 Hz).
-pub const MAX_FRAME: u64 = 144_000;
+pub use crate::render::headless::MAX_FRAME;
 
 /// Debug overlays by name (`--overlay`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]

@@ -277,6 +277,9 @@ impl CameraSpec {
     }
 }
 
+/// The highest frame number a picture may be asked for (10 minutes at 240 Hz).
+pub const MAX_FRAME: u64 = 144_000;
+
 /// `width` x `height` from `WxH`.
 pub fn parse_size(s: &str) -> Result<(NonZeroU32, NonZeroU32), String> {
     let bad = || format!("size `{s}` is not WIDTHxHEIGHT in pixels (e.g. 1280x720)");

@@ -24,14 +24,13 @@ pub use sheet::{sheet, Layout, Rect};
 use super::knobs::{combinations, KnobError, Setting, Sweep};
 use crate::picture::Rgba;
 use crate::preset::{Preset, PresetError};
-use crate::render::headless::{look_for, CameraSpec, HeadlessError, HeadlessGl, Offscreen};
+use crate::render::headless::{CameraSpec, HeadlessError, HeadlessGl, Offscreen};
 use crate::render::{scene_data, Overlays};
 use crate::rig::metrics::{simulate, Metrics};
 use crate::rig::{Character, Scene, SceneError};
 use crate::sim::{FabricParams, ParamError};
 
-/// The highest frame a wedge pictures (10 minutes at 240 Hz, as `render`).
-pub const MAX_FRAME: u64 = 144_000;
+pub use crate::render::headless::MAX_FRAME;
 /// The longest metrics run, seconds.
 pub const MAX_SECONDS: f64 = 600.0;
 /// The largest cell, pixels each way.
@@ -321,7 +320,7 @@ fn draw_scenes(
     tick: &dyn Fn(),
     cancel: &AtomicBool,
 ) {
-    let look = look_for(&spec.preset, &spec.preset_path);
+    let look = spec.preset.look;
     // As `render` with no `--overlay`: body, jacket and shadows, no debug drawing.
     let mut overlays = Overlays::default();
     overlays.set_all_debug(false);

@@ -132,3 +132,30 @@ pub fn xvfb(width: u32, height: u32) -> (Reap, String) {
     assert!(line.trim().parse::<u32>().is_ok(), "Xvfb said {line:?}");
     (x, format!(":{}", line.trim()))
 }
+
+/// True when windowless GL works; otherwise skips (or fails under `CI=true`, with the
+/// packages to install).
+pub fn have_gl(test: &str) -> bool {
+    use cloth_tuner::render::headless::{HeadlessGl, GL_PACKAGES};
+    match HeadlessGl::new() {
+        Ok(_) => true,
+        Err(e) => {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(
+                !ci,
+                "CI=true and {test} needs windowless OpenGL: {e}\n\
+                 (install the Debian packages {GL_PACKAGES}; .ci/run does)"
+            );
+            eprintln!("skipping {test}: {e} (CI=true makes this a failure)");
+            false
+        }
+    }
+}
+
+/// An empty folder of its own under the test target's scratch space.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
