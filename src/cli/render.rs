@@ -236,38 +236,9 @@ pub fn run_job(
     job: &Job,
     offscreen: &mut Offscreen,
     progress: &ProgressBar,
-    mut shot: impl FnMut(Shot) -> anyhow::Result<()>,
+    shot: impl FnMut(Shot) -> anyhow::Result<()>,
 ) -> anyhow::Result<Timings> {
-    let mut t = Timings::default();
-    let mut run = JobRun::new(job)?;
-    for &frame in &job.frames {
-        run.advance_to(frame, &mut t);
-        for camera in &job.cameras {
-            let start = Instant::now();
-            let image = run.draw(offscreen, camera, job);
-            t.drawing += start.elapsed();
-            t.shots += 1;
-            progress.set_message(format!(
-                "{} {} frame {frame}",
-                job.clip,
-                camera.file_label()
-            ));
-            shot(Shot {
-                name: shot_name(
-                    job.character_label.as_deref(),
-                    &job.preset_path,
-                    &job.clip,
-                    camera,
-                    frame,
-                ),
-                frame,
-                camera: *camera,
-                image,
-            })?;
-            progress.inc(1);
-        }
-    }
-    Ok(t)
+    run_frames(job, offscreen, None, progress, shot)
 }
 
 /// Two jobs on the same clip, frames and cameras (A and B of a comparison), each picture A
@@ -278,32 +249,55 @@ pub fn run_pair(
     (a, b): (&Job, &Job),
     (off_a, off_b): (&mut Offscreen, &mut Offscreen),
     progress: &ProgressBar,
+    shot: impl FnMut(Shot) -> anyhow::Result<()>,
+) -> anyhow::Result<Timings> {
+    run_frames(a, off_a, Some((b, off_b)), progress, shot)
+}
+
+/// The pictures of `job`, with `other`'s beside each on the right when given.
+fn run_frames(
+    job: &Job,
+    offscreen: &mut Offscreen,
+    mut other: Option<(&Job, &mut Offscreen)>,
+    progress: &ProgressBar,
     mut shot: impl FnMut(Shot) -> anyhow::Result<()>,
 ) -> anyhow::Result<Timings> {
     let mut t = Timings::default();
-    let (mut run_a, mut run_b) = (JobRun::new(a)?, JobRun::new(b)?);
-    let hz = a.preset.params.timestep_hz;
+    let mut run = JobRun::new(job)?;
+    let mut run_b = other.as_ref().map(|(b, _)| JobRun::new(b)).transpose()?;
+    let hz = job.preset.params.timestep_hz;
     let stem = |j: &Job| {
         j.preset_path
             .file_stem()
             .map_or("preset".into(), |s| s.to_string_lossy().to_string())
     };
-    let pair_path = PathBuf::from(format!("{}_vs_{}.json", stem(a), stem(b)));
-    for &frame in &a.frames {
-        run_a.advance_to(frame, &mut t);
-        run_b.advance_to_time_of(frame, hz, &mut t);
-        for camera in &a.cameras {
+    let named_after = match &other {
+        Some((b, _)) => PathBuf::from(format!("{}_vs_{}.json", stem(job), stem(b))),
+        None => job.preset_path.clone(),
+    };
+    for &frame in &job.frames {
+        run.advance_to(frame, &mut t);
+        if let Some(rb) = run_b.as_mut() {
+            rb.advance_to_time_of(frame, hz, &mut t);
+        }
+        for camera in &job.cameras {
             let start = Instant::now();
-            let left = run_a.draw(off_a, camera, a);
-            let right = run_b.draw(off_b, camera, b);
-            let image = left.beside(&right, PAIR_GAP, [20, 20, 20, 255]);
+            let mut image = run.draw(offscreen, camera, job);
+            if let (Some(rb), Some((b, off_b))) = (run_b.as_ref(), other.as_mut()) {
+                let right = rb.draw(off_b, camera, b);
+                image = image.beside(&right, PAIR_GAP, [20, 20, 20, 255]);
+            }
             t.drawing += start.elapsed();
             t.shots += 1;
-            progress.set_message(format!("{} {} frame {frame}", a.clip, camera.file_label()));
+            progress.set_message(format!(
+                "{} {} frame {frame}",
+                job.clip,
+                camera.file_label()
+            ));
             let name = shot_name(
-                a.character_label.as_deref(),
-                &pair_path,
-                &a.clip,
+                job.character_label.as_deref(),
+                &named_after,
+                &job.clip,
                 camera,
                 frame,
             );
