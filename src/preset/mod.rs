@@ -111,14 +111,14 @@ pub struct Preset {
     /// The garment the fabric is tuned on.
     #[serde(default)]
     pub garment: Garment,
-    /// How the fabric looks in the tuner and in pictures (no effect on the simulation).
-    #[serde(default)]
-    pub look: Look,
     /// The time step (Hz, 15 to 240) of the preset this one was converted from with
     /// `cloth-tuner export --timestep-hz`; absent for a preset tuned at its own step. Only a
     /// record: the simulation reads `params.timestep_hz`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub converted_from_hz: Option<f32>,
+    /// How the fabric looks in the tuner and in pictures (no effect on the simulation).
+    #[serde(default)]
+    pub look: Look,
     /// Every knob.
     #[serde(default)]
     pub params: FabricParams,

@@ -136,12 +136,12 @@ fn files_that_are_not_presets_or_too_new_say_so() {
     );
     let e = parse("{\"name\": \"x\"}").unwrap_err();
     assert!(e.to_string().contains("no \"format\" field"), "{e}");
-    let e = parse(&tweed_text().replace("\"version\": 1", "\"version\": 7")).unwrap_err();
+    let e = parse(&tweed_text().replace("\"version\": 2", "\"version\": 7")).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "my/fabric.json: preset format version 7 is newer than this cloth-tuner reads (version 1); update cloth-tuner"
+        "my/fabric.json: preset format version 7 is newer than this cloth-tuner reads (version 2); update cloth-tuner"
     );
-    let e = parse(&tweed_text().replace("\"version\": 1", "\"version\": 0")).unwrap_err();
+    let e = parse(&tweed_text().replace("\"version\": 2", "\"version\": 0")).unwrap_err();
     assert_eq!(e.field(), Some("version"));
 }
 
@@ -212,9 +212,14 @@ fn a_version_0_preset_loads_through_the_migration() {
     assert_eq!(old.version, VERSION);
     let tweed = Preset::load(V1_OF_V0).unwrap();
     assert_eq!(old, tweed);
-    // Saved, it is a version 1 file, byte for byte that one.
-    assert_eq!(old.to_json(), std::fs::read_to_string(V1_OF_V0).unwrap());
-    assert_eq!(Preset::load_versioned("presets/tweed.json").unwrap().1, 1);
+    // Saved, it is byte for byte that version 1 file saved (both migrated to the current
+    // version, the look chosen from the name as version 1 did).
+    assert_eq!(old.to_json(), tweed.to_json());
+    assert!(old.to_json().contains("\"pattern\": \"woven\""));
+    assert_eq!(
+        Preset::load_versioned("presets/tweed.json").unwrap().1,
+        VERSION
+    );
 }
 
 #[test]
