@@ -441,8 +441,8 @@ fn nudged(spec: &cloth_tuner::sim::ParamSpec, v: f64) -> f64 {
 }
 
 #[test]
-fn moving_any_knob_of_a_shipped_preset_by_5_percent_fails_its_hem_record() {
-    use cloth_tuner::cli::record::{compare, record, record_name, HemRecord};
+fn moving_any_knob_of_a_shipped_preset_by_5_percent_fails_its_motion_record() {
+    use cloth_tuner::cli::record::{compare, record, record_name, MotionRecord};
     use cloth_tuner::cli::regress::Manifest;
     use cloth_tuner::cli::render::Job;
     use cloth_tuner::preset::Preset;
@@ -455,7 +455,7 @@ fn moving_any_knob_of_a_shipped_preset_by_5_percent_fails_its_hem_record() {
     let spec = manifest
         .records
         .clone()
-        .expect("the shipped suite records the hem");
+        .expect("the shipped suite records the hem and front edges");
     let character = Arc::new(Character::builtin());
     let dir = scratch("regress-knobs");
     let job = |preset: &Path, clip: &str| {
@@ -479,11 +479,11 @@ fn moving_any_knob_of_a_shipped_preset_by_5_percent_fails_its_hem_record() {
             let v = moved.params.get(knob.name).unwrap();
             assert!(moved.params.set(knob.name, nudged(knob, v)));
             std::fs::write(&path, moved.to_json()).unwrap();
-            // Caught when any clip's hem leaves its record.
+            // Caught when any clip's hem or front edges leave their record.
             let caught = case.clips.iter().any(|clip| {
                 let j = job(&path, clip);
                 let golden = Path::new("tests/golden").join(record_name(&j));
-                let expected: HemRecord =
+                let expected: MotionRecord =
                     serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
                 let actual = record(&j, &spec).unwrap();
                 compare(&expected, &actual, spec.tolerance_cm).map_or(true, |c| !c.passes())

@@ -1,13 +1,13 @@
-//! Numeric records beside the regression pictures: the hem's path through a clip, sampled every
-//! few steps, compared with a tolerance. A picture at one frame can miss a knob moved by 5 %;
-//! the hem's path over seconds of a clip does not (every shipped knob moved by 5 % moves the
-//! hem by 1.5 cm or more somewhere in 5 s of walk, dodge and turn), and an unchanged preset
-//! gives the same numbers bit for bit.
+//! Numeric records beside the regression pictures: the path of the hem and the front edges
+//! (every edge particle) through a clip, sampled every few steps, compared with a tolerance.
+//! A picture at one frame can miss a knob moved by 5 %; these paths over seconds of a clip do
+//! not (every shipped knob moved by 5 % moves them by 1.5 cm or more somewhere in 5 s of walk,
+//! dodge and turn), and an unchanged preset gives the same numbers bit for bit.
 
 use serde::{Deserialize, Serialize};
 
 use super::render::Job;
-use crate::rig::drift::hem_path;
+use crate::rig::drift::particle_path;
 use crate::rig::SceneError;
 
 /// What a manifest asks to record for each preset x clip.
@@ -18,7 +18,7 @@ pub struct RecordSpec {
     pub seconds: f64,
     /// One sample every this many fixed steps.
     pub every_steps: u32,
-    /// A hem particle further than this from where the record has it fails the case, cm.
+    /// A recorded particle further than this from where the record has it fails the case, cm.
     pub tolerance_cm: f32,
 }
 
@@ -44,20 +44,33 @@ impl RecordSpec {
     }
 }
 
-/// The hem particles' positions (character space, metres) at every sample.
+/// The recorded particles' positions (character space, metres) at every sample.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HemRecord {
+pub struct MotionRecord {
     pub clip: String,
     pub every_steps: u32,
     /// Seconds between samples.
     pub sample_seconds: f64,
+    /// Which particles, by index in the garment's grid: the hem and the front edges.
+    pub particles: Vec<u32>,
+    /// Per sample, the particles' positions in the order of `particles`.
     pub samples: Vec<Vec<[f32; 3]>>,
+}
+
+/// The particles a record follows: every edge particle (the hem row and the front opening's
+/// columns), in index order.
+pub fn recorded_particles(topology: &crate::sim::Topology) -> Vec<usize> {
+    let mut which: Vec<usize> = topology.hem().collect();
+    which.extend((0..topology.len()).filter(|&i| topology.edge[i]));
+    which.sort_unstable();
+    which.dedup();
+    which
 }
 
 /// How a run's hem compared with its record.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RecordComparison {
-    /// The largest distance of a hem particle from its recorded place, cm.
+    /// The largest distance of a recorded particle from its recorded place, cm.
     pub max_cm: f32,
     /// When that was, seconds from the clip's start.
     pub at_seconds: f64,
@@ -72,7 +85,7 @@ impl RecordComparison {
     /// One line for people.
     pub fn to_text(&self) -> String {
         format!(
-            "hem at most {:.3} cm from its record (at {:.2} s), allowed {} cm",
+            "hem and front edges at most {:.3} cm from their record (at {:.2} s), allowed {} cm",
             self.max_cm, self.at_seconds, self.tolerance_cm
         )
     }
@@ -90,15 +103,26 @@ pub fn record_name(job: &Job) -> String {
         .as_ref()
         .map(|c| format!("{c}_"))
         .unwrap_or_default();
-    format!("{who}{stem}_{}_hem.json", job.clip)
+    format!("{who}{stem}_{}_edges.json", job.clip)
 }
 
-/// Runs the job's preset on its clip and records the hem.
-pub fn record(job: &Job, spec: &RecordSpec) -> Result<HemRecord, SceneError> {
+/// Runs the job's preset on its clip and records the hem and the front edges.
+pub fn record(job: &Job, spec: &RecordSpec) -> Result<MotionRecord, SceneError> {
     let dt = 1.0 / job.preset.params.timestep_hz as f64;
     let steps = (spec.seconds / dt).round() as usize;
     let every = spec.every_steps as usize;
-    let path = hem_path(job.character.clone(), &job.preset, &job.clip, steps, every)?;
+    let mut particles = Vec::new();
+    let path = particle_path(
+        job.character.clone(),
+        &job.preset,
+        &job.clip,
+        steps,
+        every,
+        |t| {
+            particles = recorded_particles(t);
+            particles.clone()
+        },
+    )?;
     // The start is the rest pose whatever the knobs: the record begins with the first sample
     // after it.
     let samples = path
@@ -106,10 +130,11 @@ pub fn record(job: &Job, spec: &RecordSpec) -> Result<HemRecord, SceneError> {
         .skip(1)
         .map(|hem| hem.iter().map(|p| p.to_array()).collect())
         .collect();
-    Ok(HemRecord {
+    Ok(MotionRecord {
         clip: job.clip.clone(),
         every_steps: spec.every_steps,
         sample_seconds: dt * every as f64,
+        particles: particles.iter().map(|&i| i as u32).collect(),
         samples,
     })
 }
@@ -117,14 +142,17 @@ pub fn record(job: &Job, spec: &RecordSpec) -> Result<HemRecord, SceneError> {
 /// Compares a run with its record; a record of another shape (other sampling, another
 /// garment) is an error that says how they differ.
 pub fn compare(
-    expected: &HemRecord,
-    actual: &HemRecord,
+    expected: &MotionRecord,
+    actual: &MotionRecord,
     tolerance_cm: f32,
 ) -> Result<RecordComparison, String> {
-    let shape = |r: &HemRecord| (r.samples.len(), r.samples.first().map_or(0, Vec::len));
-    if shape(expected) != shape(actual) || expected.every_steps != actual.every_steps {
+    let shape = |r: &MotionRecord| (r.samples.len(), r.samples.first().map_or(0, Vec::len));
+    if shape(expected) != shape(actual)
+        || expected.every_steps != actual.every_steps
+        || expected.particles != actual.particles
+    {
         return Err(format!(
-            "the record has {} samples of {} hem particles every {} steps, this run {} of {} every {}",
+            "the record has {} samples of {} particles every {} steps, this run {} of {} every {} (or other particles: another garment)",
             shape(expected).0,
             shape(expected).1,
             expected.every_steps,
@@ -155,13 +183,38 @@ pub fn compare(
 mod tests {
     use super::*;
 
-    fn rec(samples: Vec<Vec<[f32; 3]>>) -> HemRecord {
-        HemRecord {
+    fn rec(samples: Vec<Vec<[f32; 3]>>) -> MotionRecord {
+        MotionRecord {
             clip: "walk".into(),
             every_steps: 6,
             sample_seconds: 0.1,
+            particles: vec![0, 1],
             samples,
         }
+    }
+
+    #[test]
+    fn records_follow_the_hem_and_the_front_edges() {
+        let c = crate::rig::Character::builtin();
+        let scene = crate::rig::Scene::new(
+            std::sync::Arc::new(c),
+            &crate::preset::Preset::default(),
+            "walk",
+        )
+        .unwrap();
+        let t = scene.cloth().topology();
+        let which = recorded_particles(t);
+        assert!(t.hem().all(|i| which.contains(&i)));
+        let front: Vec<usize> = which
+            .iter()
+            .copied()
+            .filter(|&i| t.row(i) < t.rows - 1)
+            .collect();
+        assert!(
+            front.len() >= 2 * (t.rows - 2),
+            "both front columns: {front:?}"
+        );
+        assert!(front.iter().all(|&i| t.edge[i]));
     }
 
     #[test]

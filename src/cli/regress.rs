@@ -30,7 +30,8 @@ pub struct Manifest {
     pub max_pixel_diff: u8,
     /// A case passes while at most this share of its pixels differ (0 to 1).
     pub max_diff_share: f64,
-    /// Also record the hem's path through each preset x clip and compare it (optional).
+    /// Also record the path of the hem and the front edges through each preset x clip and
+    /// compare it (optional).
     #[serde(default)]
     pub records: Option<RecordSpec>,
     pub cases: Vec<ManifestCase>,
@@ -143,7 +144,8 @@ pub struct CaseResult {
     pub name: String,
     /// `None` when there was no golden picture.
     pub comparison: Option<Comparison>,
-    /// How the hem's path compared with its record (a record case, not a picture).
+    /// How the recorded particles' path compared with its record (a record case, not a
+    /// picture).
     pub record: Option<RecordComparison>,
     /// Why it failed when not by the comparison (no golden, a different size).
     pub problem: Option<String>,
@@ -335,7 +337,7 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
     Ok(report)
 }
 
-/// Records every job's hem, writes it to `actual/` (and, with `--update`, to the goldens once
+/// Records every job's hem and front edges, writes it to `actual/` (and, with `--update`, to the goldens once
 /// all are recorded) and compares it with the golden record: one case per job.
 fn check_records(
     jobs: &[Job],

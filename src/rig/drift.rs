@@ -74,10 +74,25 @@ pub fn hem_path(
     steps: usize,
     every: usize,
 ) -> Result<Vec<Vec<Vec3>>, SceneError> {
+    particle_path(character, preset, clip, steps, every, |t| t.hem().collect())
+}
+
+/// [`hem_path`] for the particles `which` picks from the garment's topology.
+pub fn particle_path(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    steps: usize,
+    every: usize,
+    which: impl FnOnce(&crate::sim::Topology) -> Vec<usize>,
+) -> Result<Vec<Vec<Vec3>>, SceneError> {
     let mut scene = Scene::new(character, preset, clip)?;
     scene.set_skin_body(false);
-    let hem = scene.cloth().topology().hem();
-    let take = |s: &Scene| s.cloth().positions()[hem.clone()].to_vec();
+    let chosen = which(scene.cloth().topology());
+    let take = |s: &Scene| {
+        let p = s.cloth().positions();
+        chosen.iter().map(|&i| p[i]).collect::<Vec<Vec3>>()
+    };
     let every = every.max(1);
     let mut samples = Vec::with_capacity(steps / every + 1);
     samples.push(take(&scene));
