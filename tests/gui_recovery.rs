@@ -144,13 +144,13 @@ fn saving_over_a_read_only_file_is_a_dialog_and_the_file_and_tweaks_stay() {
 /// Files that are not presets for this build, each refused with the loader's own message.
 fn not_presets(dir: &Path) -> Vec<PathBuf> {
     let newer = dir.join("from_the_future.json");
-    std::fs::write(
-        &newer,
-        cloth_tuner::app::SHIPPED[2]
-            .1
-            .replacen("\"version\": 1", "\"version\": 7", 1),
-    )
-    .unwrap();
+    let current = format!("\"version\": {}", cloth_tuner::preset::VERSION);
+    let shipped = cloth_tuner::app::SHIPPED[2].1;
+    assert!(
+        shipped.contains(&current),
+        "the shipped veil is not at {current}"
+    );
+    std::fs::write(&newer, shipped.replacen(&current, "\"version\": 7", 1)).unwrap();
     let png = dir.join("picture.png");
     let golden = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden"))
         .unwrap()
