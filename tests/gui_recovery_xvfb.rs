@@ -4,8 +4,9 @@
 //! Skips (with a note) without Xvfb or xdotool; fails when `CI=true`.
 //!
 //! The clicks land on the rail of the Time step slider, the first knob of the parameter panel
-//! in a fresh window (1280 x 800 at the screen's corner, default panel sizes): if the top of the
-//! panel changes, the positions below (`TIMESTEP_HIGH`, `TIMESTEP_LOW`) change with it.
+//! in a fresh window (1280 x 800 at the screen's corner, default panel sizes, below the name,
+//! garment and look rows): if the top of the panel changes, the positions below
+//! (`TIMESTEP_HIGH`, `TIMESTEP_LOW`) change with it.
 #![cfg(feature = "gui")]
 
 use std::path::{Path, PathBuf};
@@ -19,8 +20,8 @@ mod common;
 
 /// Screen points (x, y) on the Time step slider's rail: near its right end (about 200 Hz) and
 /// a third along (about 90 Hz). The shipped tweed runs at 60 Hz.
-const TIMESTEP_HIGH: (u32, u32) = (110, 115);
-const TIMESTEP_LOW: (u32, u32) = (60, 115);
+const TIMESTEP_HIGH: (u32, u32) = (110, 161);
+const TIMESTEP_LOW: (u32, u32) = (60, 161);
 
 struct Tuner {
     app: Reap,
