@@ -14,9 +14,7 @@ use glam::{Quat, Vec3};
 const TOLERANCE: f32 = 1e-3;
 
 fn scene(character: &Arc<Character>, preset: &Preset, clip: &str) -> Scene {
-    let mut s = Scene::new(character.clone(), preset, clip).unwrap();
-    s.set_skin_body(false);
-    s
+    Scene::new(character.clone(), preset, clip).unwrap()
 }
 
 #[test]

@@ -104,7 +104,7 @@ const ROWS: [Row; 10] = [
         1,
     ),
     ("resets", "", |m| Some(m.resets as f64), 0),
-    ("whole frame, median", "µs", |m| Some(m.frame_median_us), 0),
+    ("jacket frame, median", "µs", |m| Some(m.frame_median_us), 0),
 ];
 
 impl Compare {
@@ -342,7 +342,7 @@ impl App {
         let c = self.compare.as_ref()?;
         let labels = self.compare_labels(c);
         let (look, editing_b) = (c.other.preset().look, c.editing_b);
-        let scene = self.playback.second()?;
+        let scene = self.playback.second_mut()?;
         let snapshot: Snapshot = self.view.viewport.snapshot_other(scene, look);
         Some(OtherView {
             snapshot,

@@ -235,7 +235,7 @@ impl App {
     /// the cloth is a command.
     fn viewport(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
         let other = self.other_view(self.view.compare_mode);
-        let scene = self.playback.scene();
+        let scene = self.playback.scene_mut();
         let view = &mut self.view;
         let snapshot = view.viewport.snapshot(scene, self.doc.preset.look);
         view.viewport.set_quality(view.quality);

@@ -223,7 +223,7 @@ impl Viewport {
 
     /// Copies what the picture needs out of the scene ([`scene_data`]), keeping the index
     /// buffers and the topology shared while they do not change.
-    pub fn snapshot(&mut self, scene: &Scene, look: FabricLook) -> Snapshot {
+    pub fn snapshot(&mut self, scene: &mut Scene, look: FabricLook) -> Snapshot {
         if self.renderer.is_none() || self.failure_reported {
             return Snapshot::default();
         }
@@ -231,7 +231,7 @@ impl Viewport {
     }
 
     /// [`Viewport::snapshot`] of an A/B comparison's other scene.
-    pub fn snapshot_other(&mut self, scene: &Scene, look: FabricLook) -> Snapshot {
+    pub fn snapshot_other(&mut self, scene: &mut Scene, look: FabricLook) -> Snapshot {
         if self.renderer.is_none() || self.failure_reported {
             return Snapshot::default();
         }
@@ -475,7 +475,7 @@ struct SnapshotCache {
 }
 
 impl SnapshotCache {
-    fn snapshot(&mut self, scene: &Scene, look: FabricLook) -> Snapshot {
+    fn snapshot(&mut self, scene: &mut Scene, look: FabricLook) -> Snapshot {
         let data = scene_data(scene, look);
         let own = |mesh: Option<MeshData>, cache: &mut Arc<Vec<u32>>| {
             mesh.map(|mesh| {

@@ -200,9 +200,8 @@ struct JobRun {
 
 impl JobRun {
     fn new(job: &Job) -> anyhow::Result<JobRun> {
-        let mut scene = Scene::new(job.character.clone(), &job.preset, &job.clip)
+        let scene = Scene::new(job.character.clone(), &job.preset, &job.clip)
             .with_context(|| format!("{} on clip `{}`", job.preset_path.display(), job.clip))?;
-        scene.set_skin_body(true);
         let look = job.preset.look;
         Ok(JobRun { scene, look })
     }
@@ -224,9 +223,9 @@ impl JobRun {
         self.advance_to((frame as f64 * own / hz as f64).round() as u64, t);
     }
 
-    fn draw(&self, offscreen: &mut Offscreen, camera: &CameraSpec, job: &Job) -> Rgba {
+    fn draw(&mut self, offscreen: &mut Offscreen, camera: &CameraSpec, job: &Job) -> Rgba {
         let cam = camera.camera(&self.scene);
-        offscreen.draw(&cam, &scene_data(&self.scene, self.look), &job.overlays)
+        offscreen.draw(&cam, &scene_data(&mut self.scene, self.look), &job.overlays)
     }
 }
 
@@ -283,7 +282,7 @@ fn run_frames(
         for camera in &job.cameras {
             let start = Instant::now();
             let mut image = run.draw(offscreen, camera, job);
-            if let (Some(rb), Some((b, off_b))) = (run_b.as_ref(), other.as_mut()) {
+            if let (Some(rb), Some((b, off_b))) = (run_b.as_mut(), other.as_mut()) {
                 let right = rb.draw(off_b, camera, b);
                 image = image.beside(&right, PAIR_GAP, [20, 20, 20, 255]);
             }

@@ -93,8 +93,11 @@ pub struct MeshData<'a> {
 }
 
 /// What [`Renderer::draw`] needs from a scene, borrowed: the one way a scene becomes a
-/// picture, for the viewport and the headless pictures alike.
-pub fn scene_data(scene: &Scene, look: FabricLook) -> SceneData<'_> {
+/// picture, for the viewport and the headless pictures alike. Skins the scene's meshes first
+/// when this step has not been drawn yet.
+pub fn scene_data(scene: &mut Scene, look: FabricLook) -> SceneData<'_> {
+    scene.skin_meshes();
+    let scene: &Scene = scene;
     let root = scene.root();
     let p = scene.params();
     let dir = p.wind_direction_deg.to_radians();

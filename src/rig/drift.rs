@@ -87,7 +87,6 @@ pub fn particle_path(
     which: impl FnOnce(&crate::sim::Topology) -> Vec<usize>,
 ) -> Result<Vec<Vec<Vec3>>, SceneError> {
     let mut scene = Scene::new(character, preset, clip)?;
-    scene.set_skin_body(false);
     let chosen = which(scene.cloth().topology());
     let take = |s: &Scene| {
         let p = s.cloth().positions();

@@ -67,8 +67,12 @@ pub struct FrameStats {
     pub max_penetration_m: f32,
     /// Time the cloth step took, seconds.
     pub step_seconds: f32,
-    /// Time the whole pipeline step took (clip, rig, cloth, bones, skinning), seconds.
+    /// Time the whole jacket frame took (clip, rig, hood, cloth, bones), seconds: what a game
+    /// pays per character on the CPU. Skinning the meshes for drawing is not in it.
     pub frame_seconds: f32,
+    /// Time the last [`Scene::skin_meshes`] took (the detailed jacket and the body), seconds;
+    /// 0 until the meshes are first skinned.
+    pub skin_seconds: f32,
     /// Resets after a non-finite state since the scene started.
     pub resets: u64,
 }
@@ -120,7 +124,8 @@ pub struct Scene {
     pelvis: usize,
     drag: Option<(usize, Vec3)>,
     stats: FrameStats,
-    skin_body: bool,
+    /// The jacket and body meshes are skinned for the current step ([`Scene::skin_meshes`]).
+    skinned: bool,
     vertical: Vec<(u32, u32, f32)>,
     horizontal: Vec<(u32, u32, f32)>,
 }
@@ -216,7 +221,7 @@ impl Scene {
             pelvis,
             drag: None,
             stats: FrameStats::default(),
-            skin_body: true,
+            skinned: false,
             vertical,
             horizontal,
             rig,
@@ -314,12 +319,31 @@ impl Scene {
         self.last_root = self.root;
         let hood = self.hood_matrix();
         self.rig.set_hood(hood, &mut self.frame);
-        self.finish_frame();
+        self.update_bones();
+        self.measure();
     }
 
-    /// Skin the body every step (on by default; tests that only look at the cloth turn it off).
-    pub fn set_skin_body(&mut self, on: bool) {
-        self.skin_body = on;
+    /// Skins the detailed jacket and the body for the current step, when they are not already:
+    /// only what is drawn (or looked at) pays for skinning, so a run of steps between two
+    /// pictures, `simulate` and `drift` skip it. Call before [`Scene::body`] and
+    /// [`Scene::jacket`].
+    pub fn skin_meshes(&mut self) {
+        if self.skinned {
+            return;
+        }
+        let start = Instant::now();
+        self.rig
+            .skin_render(&self.frame, &mut self.jacket_pos, &mut self.jacket_nrm);
+        self.character
+            .skin_matrices(&self.model, &mut self.body_skin);
+        skin(
+            &self.character.mesh,
+            &self.body_skin,
+            &mut self.body_pos,
+            &mut self.body_nrm,
+        );
+        self.skinned = true;
+        self.stats.skin_seconds = start.elapsed().as_secs_f32();
     }
 
     /// One fixed step of 1 / timestep_hz seconds.
@@ -343,9 +367,12 @@ impl Scene {
         let _ = self.cloth.step(&input);
         let step_seconds = cloth_start.elapsed().as_secs_f32();
         self.last_root = self.root;
-        self.finish_frame();
+        self.update_bones();
+        // The measurements are the tuner's, not the game's: outside the frame time.
+        let frame_seconds = start.elapsed().as_secs_f32();
+        self.measure();
         self.stats.step_seconds = step_seconds;
-        self.stats.frame_seconds = start.elapsed().as_secs_f32();
+        self.stats.frame_seconds = frame_seconds;
     }
 
     /// Seconds since the clip start (steps x the fixed step).
@@ -373,8 +400,9 @@ impl Scene {
         self.placement = by.mul(&self.placement);
     }
 
-    /// The skinned body (character space).
+    /// The skinned body (character space) as of the last [`Scene::skin_meshes`].
     pub fn body(&self) -> MeshView<'_> {
+        debug_assert!(self.skinned, "Scene::body before skin_meshes");
         MeshView {
             positions: &self.body_pos,
             normals: &self.body_nrm,
@@ -383,8 +411,10 @@ impl Scene {
         }
     }
 
-    /// The skinned high-resolution jacket (character space).
+    /// The skinned high-resolution jacket (character space) as of the last
+    /// [`Scene::skin_meshes`].
     pub fn jacket(&self) -> MeshView<'_> {
+        debug_assert!(self.skinned, "Scene::jacket before skin_meshes");
         MeshView {
             positions: &self.jacket_pos,
             normals: &self.jacket_nrm,
@@ -579,22 +609,11 @@ impl Scene {
     }
 
     /// Bones from the simulation mesh, skinning, statistics.
-    fn finish_frame(&mut self) {
+    /// The simulation mesh's bones from the particles; the drawn meshes are now stale.
+    fn update_bones(&mut self) {
         self.rig
             .update_bones(self.cloth.positions(), &mut self.frame);
-        self.rig
-            .skin_render(&self.frame, &mut self.jacket_pos, &mut self.jacket_nrm);
-        if self.skin_body || self.body_pos.is_empty() {
-            self.character
-                .skin_matrices(&self.model, &mut self.body_skin);
-            skin(
-                &self.character.mesh,
-                &self.body_skin,
-                &mut self.body_pos,
-                &mut self.body_nrm,
-            );
-        }
-        self.measure();
+        self.skinned = false;
     }
 
     fn measure(&mut self) {
@@ -667,6 +686,7 @@ impl Scene {
             max_penetration_m: penetration,
             step_seconds: 0.0,
             frame_seconds: 0.0,
+            skin_seconds: self.stats.skin_seconds,
             resets: self.cloth.stats().resets,
         };
     }

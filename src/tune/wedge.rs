@@ -304,7 +304,6 @@ fn scene_at(
             clip: spec.clip.clone(),
             source,
         })?;
-    scene.set_skin_body(true);
     while scene.steps() < spec.frame && !cancel.load(Ordering::Relaxed) {
         scene.step();
     }
@@ -324,13 +323,13 @@ fn draw_scenes(
     // As `render` with no `--overlay`: body, jacket and shadows, no debug drawing.
     let mut overlays = Overlays::default();
     overlays.set_all_debug(false);
-    for (i, scene) in scenes {
+    for (i, mut scene) in scenes {
         if cancel.load(Ordering::Relaxed) {
             // Dropping the receiver makes the remaining sends fail fast.
             return;
         }
         let camera = spec.camera.camera(&scene);
-        images[i] = Some(offscreen.draw(&camera, &scene_data(&scene, look), &overlays));
+        images[i] = Some(offscreen.draw(&camera, &scene_data(&mut scene, look), &overlays));
         tick();
     }
 }

@@ -10,7 +10,6 @@ use cloth_tuner::sim::ConstraintKind;
 /// rest length (the hard constraints); at the end no resets and nothing moved after the hard
 /// pass. `what` names the run in messages.
 pub fn assert_jacket_holds(scene: &mut Scene, steps: usize, what: &str) {
-    scene.set_skin_body(false);
     let vertical: Vec<(usize, usize, f32)> = scene
         .cloth()
         .topology()
