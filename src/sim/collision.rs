@@ -223,9 +223,11 @@ impl Collider {
     /// ellipsoid or sphere grown by `margin` for the last time: `Some(t)` with `t >= 0` when
     /// the ray meets the shape (from inside, or ahead of `p`), `None` when it misses it, the
     /// shape lies behind `p`, or the shape is a capsule or a plane.
+    #[inline(always)]
     pub fn exit_along(&self, p: Vec3, dir: Vec3, margin: f32) -> Option<f32> {
         let (center, rotation, radii) = self.grown_ellipsoid(margin)?;
-        // Most rays pass wide of the shape's bounding sphere, or it lies behind the point.
+        // Most rays pass wide of the shape's bounding sphere, or it lies behind the point:
+        // that test inlined into the caller, the rest out of line.
         let bound = radii.max_element();
         let to_center = center - p;
         let along = to_center.dot(dir);
@@ -233,6 +235,19 @@ impl Collider {
         if d2 - along * along > bound * bound || (along < 0.0 && d2 > bound * bound) {
             return None;
         }
+        Self::exit_along_near(p, dir, center, rotation, radii)
+    }
+
+    /// [`Collider::exit_along`] past the bounding-sphere test, for the ellipsoid at `center`
+    /// with `rotation` and (grown) `radii`.
+    #[inline(never)]
+    fn exit_along_near(
+        p: Vec3,
+        dir: Vec3,
+        center: Vec3,
+        rotation: Quat,
+        radii: Vec3,
+    ) -> Option<f32> {
         // |q + t v| = 1 in unit-sphere space; the larger root is where the ray leaves.
         let inv = rotation.inverse();
         let q = inv * (p - center) / radii;
