@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::drift::{drift, table, DriftError};
+use cloth_tuner::rig::drift::{drift, drift_rates, drift_steps, table, DriftError};
 use cloth_tuner::rig::Character;
 
 #[test]
@@ -46,6 +46,24 @@ fn another_rate_drifts_a_finite_amount_and_the_table_shows_it() {
     assert!(row.floor_rms_cm.is_finite() && row.floor_max_cm >= row.floor_rms_cm);
     let t = table(&[row]);
     assert!(t.contains("| Down jacket | idle | 60 Hz | 30 Hz |"), "{t}");
+}
+
+#[test]
+fn the_progress_count_ends_at_the_total_the_bar_is_given() {
+    // 60 Hz original and floor (2 x 30 steps), 30 Hz and 120 Hz converted and unconverted
+    // (2 x 15 + 2 x 60): what `drift --timestep-hz 30,120` shows a bar of.
+    let c = Arc::new(Character::builtin());
+    let preset = Preset::load("presets/tweed.json").unwrap();
+    let rates = [30.0, 120.0];
+    let total = drift_steps(&preset, &rates, 0.5).unwrap();
+    assert_eq!(total, 2 * 30 + 2 * 15 + 2 * 60);
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let tick = |n: u64| {
+        done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    };
+    let rows = drift_rates(c, &preset, "walk", &rates, 0.5, &tick).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(done.into_inner(), total);
 }
 
 #[test]

@@ -479,9 +479,14 @@ fn drift_command(
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
+    use crate::rig::drift::{drift_rates, drift_steps, table};
     let (preset, character) = prepare_run(preset, character, seconds, 600.0)?;
-    let rows = crate::rig::drift::drift_rates(character, &preset, clip, rates, seconds)?;
-    print_result(json, &rows, || crate::rig::drift::table(&rows))
+    // Hidden for JSON, as the other batch commands' `--quiet`: stdout stays the result alone.
+    let total = drift_steps(&preset, rates, seconds)? as usize;
+    let bar = render::progress_bar_of(total, "steps", json);
+    let rows = drift_rates(character, &preset, clip, rates, seconds, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
+    print_result(json, &rows, || table(&rows))
 }
 
 /// Checks `--seconds` (more than 0, at most `max`) and loads the preset and the character a

@@ -315,15 +315,21 @@ fn run_frames(
 /// Pixels between the two halves of an A/B picture.
 pub const PAIR_GAP: u32 = 4;
 
-/// A progress bar on stderr (hidden with `quiet` or when stderr is not a terminal).
+/// A progress bar of pictures on stderr (hidden with `quiet` or when stderr is not a
+/// terminal).
 pub fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
+    progress_bar_of(total, "pictures", quiet)
+}
+
+/// A progress bar on stderr counting `total` of `unit` (hidden with `quiet` or when stderr is
+/// not a terminal).
+pub fn progress_bar_of(total: usize, unit: &str, quiet: bool) -> ProgressBar {
     if quiet || total <= 1 {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:30} {pos}/{len} pictures  {elapsed}  {msg}")
-    {
+    let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{elapsed}}  {{msg}}");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
         bar.set_style(style);
     }
     bar

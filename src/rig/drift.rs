@@ -74,7 +74,8 @@ pub fn hem_path(
     steps: usize,
     every: usize,
 ) -> Result<Vec<Vec<Vec3>>, SceneError> {
-    particle_path(character, preset, clip, steps, every, |t| t.hem().collect())
+    let hem = |t: &crate::sim::Topology| t.hem().collect();
+    path_ticking(character, preset, clip, (steps, every), hem, &|_| {})
 }
 
 /// [`hem_path`] for the particles `which` picks from the garment's topology.
@@ -85,6 +86,19 @@ pub fn particle_path(
     steps: usize,
     every: usize,
     which: impl FnOnce(&crate::sim::Topology) -> Vec<usize>,
+) -> Result<Vec<Vec<Vec3>>, SceneError> {
+    path_ticking(character, preset, clip, (steps, every), which, &|_| {})
+}
+
+/// [`particle_path`] over `steps` fixed steps sampled `every` so many, calling `tick(1)` after
+/// each step (a progress bar's count).
+fn path_ticking(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    (steps, every): (usize, usize),
+    which: impl FnOnce(&crate::sim::Topology) -> Vec<usize>,
+    tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Vec<Vec3>>, SceneError> {
     let mut scene = Scene::new(character, preset, clip)?;
     let chosen = which(scene.cloth().topology());
@@ -97,6 +111,7 @@ pub fn particle_path(
     samples.push(take(&scene));
     for step in 1..=steps {
         scene.step();
+        tick(1);
         if step % every == 0 {
             samples.push(take(&scene));
         }
@@ -111,16 +126,24 @@ struct Trajectory {
 }
 
 impl Trajectory {
+    /// The hem over `seconds` of `clip`, calling `tick(1)` after each step.
     fn record(
         character: Arc<Character>,
         preset: &Preset,
         clip: &str,
         seconds: f64,
+        tick: &(dyn Fn(u64) + Sync),
     ) -> Result<Self, SceneError> {
         let dt = 1.0 / preset.params.timestep_hz as f64;
-        let steps = (seconds / dt).round() as usize;
-        let samples = hem_path(character, preset, clip, steps, 1)?;
+        let steps = Self::steps(preset, seconds);
+        let hem = |t: &crate::sim::Topology| t.hem().collect();
+        let samples = path_ticking(character, preset, clip, (steps, 1), hem, tick)?;
         Ok(Self { dt, samples })
+    }
+
+    /// Fixed steps in `seconds` of `preset`.
+    fn steps(preset: &Preset, seconds: f64) -> usize {
+        (seconds * preset.params.timestep_hz as f64).round() as usize
     }
 
     /// The hem at time `t`, linearly between steps.
@@ -214,22 +237,21 @@ pub fn drift(
     to_hz: f32,
     seconds: f64,
 ) -> Result<DriftRow, DriftError> {
-    let mut rows = drift_rates(character, preset, clip, &[to_hz], seconds)?;
+    let mut rows = drift_rates(character, preset, clip, &[to_hz], seconds, &|_| {})?;
     Ok(rows.remove(0))
 }
 
-/// [`drift`] for each rate of `rates`, in that order. The preset at its own rate and its
-/// floor run once for all of them, and every run is on its own core where there is one (the
-/// runs share nothing, so the figures are those of running them one by one).
-pub fn drift_rates(
-    character: Arc<Character>,
-    preset: &Preset,
-    clip: &str,
-    rates: &[f32],
-    seconds: f64,
-) -> Result<Vec<DriftRow>, DriftError> {
-    use rayon::prelude::*;
-    // The runs: the original, its floor, then the converted and unconverted preset per rate.
+/// The fixed steps [`drift_rates`] takes in all (its progress count's total).
+pub fn drift_steps(preset: &Preset, rates: &[f32], seconds: f64) -> Result<u64, DriftError> {
+    Ok(drift_runs(preset, rates)?
+        .iter()
+        .map(|p| Trajectory::steps(p, seconds) as u64)
+        .sum())
+}
+
+/// The runs [`drift_rates`] makes: the original, its floor, then the converted and
+/// unconverted preset per rate.
+fn drift_runs(preset: &Preset, rates: &[f32]) -> Result<Vec<Preset>, DriftError> {
     let mut runs = vec![preset.clone(), nudged(preset)];
     for &to_hz in rates {
         runs.push(convert_preset(preset, to_hz)?.0);
@@ -238,9 +260,25 @@ pub fn drift_rates(
             ..preset.clone()
         });
     }
-    let tracks = runs
+    Ok(runs)
+}
+
+/// [`drift`] for each rate of `rates`, in that order. The preset at its own rate and its
+/// floor run once for all of them, and every run is on its own core where there is one (the
+/// runs share nothing, so the figures are those of running them one by one). `tick(1)` is
+/// called after every fixed step of every run, [`drift_steps`] times in all.
+pub fn drift_rates(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    rates: &[f32],
+    seconds: f64,
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<DriftRow>, DriftError> {
+    use rayon::prelude::*;
+    let tracks = drift_runs(preset, rates)?
         .par_iter()
-        .map(|p| Trajectory::record(character.clone(), p, clip, seconds))
+        .map(|p| Trajectory::record(character.clone(), p, clip, seconds, tick))
         .collect::<Result<Vec<_>, _>>()?;
     let (original, floor) = (&tracks[0], &tracks[1]);
     let (floor_rms_cm, floor_max_cm) = floor.distance_from(original);
@@ -294,8 +332,8 @@ pub fn floor(
     seconds: f64,
 ) -> Result<(f32, f32), SceneError> {
     let (original, nudged) = rayon::join(
-        || Trajectory::record(character.clone(), preset, clip, seconds),
-        || Trajectory::record(character.clone(), &nudged(preset), clip, seconds),
+        || Trajectory::record(character.clone(), preset, clip, seconds, &|_| {}),
+        || Trajectory::record(character.clone(), &nudged(preset), clip, seconds, &|_| {}),
     );
     Ok(nudged?.distance_from(&original?))
 }
