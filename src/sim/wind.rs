@@ -45,7 +45,7 @@ impl Noise {
         }
     }
 
-    /// The noise at `x + d` (`d` within a few hundred).
+    /// The noise at `x + d` (`d` within a few: a garment is a metre or two across).
     fn plus(&self, d: f32) -> f32 {
         let mut v = 0.0;
         for ((weight, rate, _), phase) in NOISE_TERMS.iter().zip(self.phase) {
@@ -55,10 +55,11 @@ impl Noise {
     }
 }
 
-/// `sin(2 pi x)` to within 4e-6 for `|x|` up to a few hundred turns (f32 keeps the fraction to
-/// 1e-5 there), in a few multiplications: the gusts are sampled at every particle every step,
-/// and the library sine made that a sixth of the cloth step. Plain arithmetic, so the same on
-/// every machine.
+/// `sin(2 pi x)` to within 4e-6 of the sine of the f32 `x`, in a few multiplications (the
+/// callers keep `|x|` within a few tens of turns, where f32 holds it to 2e-6 of a turn). The
+/// gusts are sampled at every particle every solver step: with the library's sine they added
+/// 18 % to the cloth step's instructions, with this 9 %. Plain arithmetic, so the same on every
+/// machine.
 pub fn sin_turns(x: f32) -> f32 {
     // Into (-1, 1) turns, then [-0.5, 0.5], then folded into [-0.25, 0.25] (sin(2 pi a) =
     // sin(2 pi (0.5 - a))) where the series converges fast. No branches: the phases of
