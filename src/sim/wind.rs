@@ -65,6 +65,11 @@ pub fn sin_turns(x: f32) -> f32 {
     // sin(2 pi (0.5 - a))) where the series converges fast. No branches: the phases of
     // neighbouring particles fall either side at random. (A truncating conversion, not
     // `round`: without SSE4.1 that is a library call.)
+    // Past 2^23 turns an f32 holds no fraction of a turn: no phase is left to take the sine
+    // of (and the conversion below would saturate). A NaN ends here too.
+    if x.is_nan() || x.abs() >= 8_388_608.0 {
+        return 0.0;
+    }
     let y = x - (x as i32) as f32;
     let y = y - ((y > 0.5) as i32 - (y < -0.5) as i32) as f32;
     let y = y.abs().min(0.5 - y.abs()).copysign(y);
@@ -339,6 +344,10 @@ mod tests {
                 "{x}: {}",
                 sin_turns(x)
             );
+        }
+        // A phase too large to hold a fraction of a turn, or none at all, gives no push.
+        for x in [1e7, -3e9, 1e30, f32::INFINITY, f32::NAN] {
+            assert_eq!(sin_turns(x), 0.0, "{x}");
         }
         // An hour into the simulation the noise is still the sum of its sines.
         let x = 3600.0 * 0.7 + 0.125;
