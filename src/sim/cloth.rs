@@ -30,7 +30,7 @@ use super::collision::Collider;
 use super::hard_pass::{HardInput, HardPass};
 use super::params::FabricParams;
 use super::topology::{interleave, ConstraintKind, Link, Topology};
-use super::wind::{triangle_wind, wind_velocity, Air};
+use super::wind::{rest_shares, steady_wind, triangle_wind, Air, Gust, WindMesh, WindScratch};
 use super::world_motion::{carry, WorldMotion};
 use super::Frame;
 
@@ -154,7 +154,9 @@ pub struct Cloth {
     prev: Vec<Vec3>,
     contact: Vec<bool>,
     wind_accel: Vec<Vec3>,
-    wind_area: Vec<f32>,
+    /// Each particle's share of the rest area: the mass the wind's force is divided by.
+    wind_rest_share: Vec<f32>,
+    wind_scratch: WindScratch,
     last_frame: Option<Frame>,
     /// The last step's reference points and colliders, to interpolate substeps from.
     last_reference: Vec<Vec3>,
@@ -246,7 +248,8 @@ impl Cloth {
             prev: topo.rest.clone(),
             contact: vec![false; n],
             wind_accel: vec![Vec3::ZERO; n],
-            wind_area: vec![0.0; n],
+            wind_rest_share: rest_shares(&topo.rest, &topo.triangles),
+            wind_scratch: WindScratch::new(n),
             last_frame: None,
             last_reference: vec![Vec3::ZERO; n],
             last_colliders: Vec::with_capacity(COLLIDER_CAPACITY),
@@ -589,26 +592,29 @@ impl Cloth {
     /// `to_local` turns the world's wind into character space.
     #[inline]
     fn compute_wind(&mut self, to_local: Quat, p: &FabricParams, dt: f32) {
-        let wind_world = wind_velocity(
-            p.wind_direction_deg,
-            p.wind_speed,
-            p.gust_amplitude,
-            p.gust_frequency,
-            self.time,
-        );
         let air = Air {
-            wind: to_local * wind_world,
+            wind: to_local * steady_wind(p.wind_direction_deg, p.wind_speed),
+            gust: Gust {
+                amplitude: p.gust_amplitude,
+                frequency: p.gust_frequency,
+                time: self.time,
+            },
             drag: p.wind_drag,
             dt,
             max_scale: p.edge_wind_scale,
         };
+        let mesh = WindMesh {
+            triangles: &self.topo.triangles,
+            rest: &self.topo.rest,
+            rest_share: &self.wind_rest_share,
+        };
         triangle_wind(
             &self.pos,
             &self.prev,
-            &self.topo.triangles,
+            &mesh,
             &air,
             &mut self.wind_accel,
-            &mut self.wind_area,
+            &mut self.wind_scratch,
         );
     }
 

@@ -328,15 +328,17 @@ fabric_params! {
     wind_speed: f32 = 0.0, Float, 0, 100, "m/s", Wind, "Wind speed",
         "A breeze is 2 to 5 m/s, a gale above 15. The fabric's response depends on its drag.";
     /// How strongly this fabric catches the wind: acceleration per (m/s)² of wind on a surface
-    /// facing it (air density x drag coefficient / (2 x areal density)).
+    /// facing it at its rest area (air density x drag coefficient / (2 x areal density)); cloth
+    /// stretched to more area catches more, in proportion.
     wind_drag: f32 = 1.5, Float, 0, 50, "1/m", Wind, "Wind drag",
-        "Light fabrics (veil, silk) catch the wind strongly: 5 to 30. Heavy wool 1 to 2. Padded down below 1. The same air calms the flapping it causes.";
-    /// Gust strength as a fraction of the mean speed.
+        "Light fabrics (veil, silk) catch the wind strongly: 5 to 30. Heavy wool 1 to 2. Padded down below 1. Stretched cloth catches more, with its area. The same air calms the flapping it causes.";
+    /// Gust strength as a fraction of the mean speed. Gust fronts travel downwind across the
+    /// cloth with smaller eddies on them, so the wind differs from place to place on the cloth.
     gust_amplitude: f32 = 0.3, Float, 0, 1, "x speed", Wind, "Gust amplitude",
-        "How much the wind speed varies around its mean. 0 is a steady wind.";
-    /// How often gusts come, in Hz.
+        "How much the wind speed varies around its mean, over time and from place to place on the cloth. 0 is a steady wind.";
+    /// How often gusts come, in Hz; the eddies on them are 3.1 times as quick.
     gust_frequency: f32 = 0.5, Float, 0, 5, "Hz", Wind, "Gust frequency",
-        "Slow rolling gusts below 0.5 Hz, nervous flutter above 2.";
+        "Slow rolling gusts below 0.5 Hz, nervous flutter above 2. The eddies on the gusts are three times as quick.";
     /// Fraction of the character's world motion (translation and turning) fed into the cloth: 0 the
     /// cloth is glued to the character's frame, 1 it behaves as a world-space simulation.
     world_motion_fraction: f32 = 0.2, Float, 0, 1, "", WorldMotion, "World motion",
