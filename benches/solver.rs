@@ -3,14 +3,15 @@
 //! iterations, and the stretch left after settling with our link order versus plain index
 //! order. Then, for 64x64 swinging side to side, the cheapest settings (passes against
 //! substeps, with and without the hard pass) that keep the mean stretch at 1 % or less, and
-//! their time per step.
+//! their time per step. Then each relaxation kernel (plain, SSE2, AVX2) at 64x64 and 128x128,
+//! and a 256x256 cloth (banded order) on one core and on all cores.
 //! `cargo bench --bench solver`; a name filter runs a subset (`cargo bench -- 64`).
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use cloth_tuner::sim::{
-    Cloth, ConstraintKind, FabricParams, Frame, SolveOrder, StepInput, Topology,
+    Cloth, ConstraintKind, FabricParams, Frame, Kernel, SolveOrder, StepInput, Topology,
 };
 use glam::Vec3;
 
@@ -185,6 +186,116 @@ fn stretch_per_cost(goal: f64) {
     }
 }
 
+/// A settled cloth of `n` x `n` at `iterations` and the input that holds it still.
+fn settled(n: usize, iterations: u32, order: SolveOrder, kernel: Kernel) -> (Cloth, Vec<Vec3>) {
+    let topo = grid(n);
+    let rest = topo.rest.clone();
+    let mut cloth = Cloth::with_order(topo, &params(iterations), order);
+    assert!(cloth.set_kernel(kernel));
+    let input = StepInput {
+        frame: Frame::IDENTITY,
+        reference: &rest,
+        colliders: &[],
+    };
+    for _ in 0..120 {
+        cloth.step(&input).unwrap();
+    }
+    (cloth, rest)
+}
+
+/// Median step time and projections per second for each kernel this CPU runs.
+fn kernels(selected: &dyn Fn(&str) -> bool) {
+    println!(
+        "\nrelaxation kernels (10 iterations; the default is {})",
+        Kernel::best().name()
+    );
+    println!(
+        "{:>9} {:>7} {:>12} {:>14} {:>10}",
+        "grid", "kernel", "median/step", "projections/s", "vs scalar"
+    );
+    for n in [64usize, 128] {
+        let name = format!("{n}x{n}");
+        if !selected(&name) {
+            continue;
+        }
+        let mut scalar = None;
+        for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+            let (mut cloth, rest) = settled(n, 10, SolveOrder::Interleaved, kernel);
+            let input = StepInput {
+                frame: Frame::IDENTITY,
+                reference: &rest,
+                colliders: &[],
+            };
+            let median = median_step(&mut cloth, &input, 0.4);
+            let base = *scalar.get_or_insert(median);
+            println!(
+                "{:>9} {:>7} {:>10.1}us {:>14.3e} {:>9.2}x",
+                name,
+                kernel.name(),
+                median * 1e6,
+                cloth.projections_per_step() as f64 / median,
+                base / median
+            );
+        }
+    }
+}
+
+/// 256x256 at 10 iterations: the serial sweep on one core, the banded order on one core and
+/// on all cores (rayon's global pool), and the stretch each leaves after settling.
+fn large_cloth() {
+    let n = 256;
+    let cores = rayon::current_num_threads();
+    println!("\n{n}x{n}, 10 iterations, kernel {}", Kernel::best().name());
+    println!(
+        "{:>26} {:>12} {:>14} {:>13}",
+        "", "median/step", "projections/s", "stretch"
+    );
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let rows: [(&str, SolveOrder, bool); 3] = [
+        ("serial sweep, 1 core", SolveOrder::Interleaved, false),
+        ("banded, 1 core", SolveOrder::Banded, false),
+        ("banded, all cores", SolveOrder::Banded, true),
+    ];
+    for (label, order, all) in rows {
+        let label = if all {
+            format!("banded, {cores} cores")
+        } else {
+            label.to_string()
+        };
+        let measure = || {
+            let (mut cloth, rest) = settled(n, 10, order, Kernel::best());
+            let input = StepInput {
+                frame: Frame::IDENTITY,
+                reference: &rest,
+                colliders: &[],
+            };
+            let median = median_step(&mut cloth, &input, 1.0);
+            (median, cloth.projections_per_step() as f64 / median)
+        };
+        let (median, projections) = if all { measure() } else { one.install(measure) };
+        // The same bits on any number of cores: the stretch once per order.
+        let stretch = if all {
+            "as 1 core".to_string()
+        } else {
+            let p = FabricParams {
+                hard_constraints: false,
+                ..params(10)
+            };
+            format!("{:.3}%", settle_with(n, &p, order, 600, false).0)
+        };
+        println!(
+            "{:>26} {:>10.1}us {:>14.3e} {:>13}",
+            label,
+            median * 1e6,
+            projections,
+            stretch
+        );
+    }
+}
+
 fn main() {
     let filter: Vec<String> = std::env::args()
         .skip(1)
@@ -232,5 +343,11 @@ fn main() {
     }
     if filter.is_empty() || filter.iter().any(|f| f.contains("cost")) {
         stretch_per_cost(1.0);
+    }
+    let selected =
+        |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    kernels(&selected);
+    if selected("256x256") {
+        large_cloth();
     }
 }
