@@ -543,9 +543,27 @@ impl Cloth {
         Ok(report)
     }
 
-    /// One solver step of `dt` seconds (`dt_time`, the same in f64, advances the clock): the
-    /// stages in the order the module documentation gives.
+    /// One solver step of `dt` seconds (`dt_time`, the same in f64, advances the clock). A
+    /// banded cloth runs it on the current rayon pool (the global one unless the caller
+    /// installed another): one hand-over per solver step, after which the relaxation's bands
+    /// and the hard pass's columns are shared out cheaply.
     fn substep(
+        &mut self,
+        frame: Frame,
+        reference: &[Vec3],
+        colliders: &[Collider],
+        dt: f32,
+        dt_time: f64,
+    ) -> StepReport {
+        if self.bands.is_some() {
+            rayon::scope(|_| self.stages(frame, reference, colliders, dt, dt_time))
+        } else {
+            self.stages(frame, reference, colliders, dt, dt_time)
+        }
+    }
+
+    /// The solver step's stages in the order the module documentation gives.
+    fn stages(
         &mut self,
         frame: Frame,
         reference: &[Vec3],
@@ -579,7 +597,9 @@ impl Cloth {
                 sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
             };
             let (pos, contact, stats) = (&mut self.pos, &mut self.contact, &mut self.stats);
-            self.hard.run(&self.topo, pos, contact, stats, &input);
+            let parallel = self.bands.is_some();
+            self.hard
+                .run(&self.topo, pos, contact, stats, &input, parallel);
         }
         self.time += dt_time;
         StepReport {
@@ -687,20 +707,14 @@ impl Cloth {
     }
 
     /// `iterations` relaxation passes: the stretch links, then the shear/bend links, each with
-    /// its own stiffness, on the padded copy of the positions. A banded cloth runs them on the
-    /// current rayon pool (the global one unless the caller installed another).
+    /// its own stiffness, on the padded copy of the positions.
     #[inline]
     fn relax_passes(&mut self, colliders: &[Collider], reference: &[Vec3], p: &FabricParams) {
         if p.iterations == 0 {
             return;
         }
         pad(&self.pos, &mut self.work);
-        if self.bands.is_some() {
-            // One hand-over to the pool per step; the bands' joins inside are then cheap.
-            rayon::scope(|_| self.relax_padded(colliders, reference, p));
-        } else {
-            self.relax_padded(colliders, reference, p);
-        }
+        self.relax_padded(colliders, reference, p);
         unpad(&self.work, &mut self.pos);
     }
 
