@@ -211,6 +211,9 @@ fn settled(n: usize, iterations: u32, order: SolveOrder, kernel: Kernel) -> (Clo
 
 /// Median step time and projections per second for each kernel this CPU runs.
 fn kernels(selected: &dyn Fn(&str) -> bool) {
+    if !["64x64", "128x128"].iter().any(|name| selected(name)) {
+        return;
+    }
     println!(
         "\nrelaxation kernels (10 iterations; the default is {})",
         Kernel::best().name()
