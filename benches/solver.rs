@@ -3,14 +3,15 @@
 //! iterations, and the stretch left after settling with our link order versus plain index
 //! order. Then, for 64x64 swinging side to side, the cheapest settings (passes against
 //! substeps, with and without the hard pass) that keep the mean stretch at 1 % or less, and
-//! their time per step.
+//! their time per step. Then each relaxation kernel (plain, SSE2, AVX2) at 64x64 and 128x128,
+//! and a 256x256 cloth (banded order) on one core and on all cores.
 //! `cargo bench --bench solver`; a name filter runs a subset (`cargo bench -- 64`).
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use cloth_tuner::sim::{
-    Cloth, ConstraintKind, FabricParams, Frame, SolveOrder, StepInput, Topology,
+    Cloth, ConstraintKind, FabricParams, Frame, Kernel, SolveOrder, StepInput, Topology,
 };
 use glam::Vec3;
 
@@ -115,6 +116,12 @@ fn settle_with(
 
 /// Median seconds per step over at least `seconds` of samples (and at least 20).
 fn median_step(cloth: &mut Cloth, input: &StepInput, seconds: f64) -> f64 {
+    step_times(cloth, input, seconds).1
+}
+
+/// The fastest and the median seconds per step over at least `seconds` of samples (and at
+/// least 20). On a shared machine the fastest is the one other work did not interrupt.
+fn step_times(cloth: &mut Cloth, input: &StepInput, seconds: f64) -> (f64, f64) {
     let mut samples = Vec::new();
     let start = Instant::now();
     while start.elapsed().as_secs_f64() < seconds || samples.len() < 20 {
@@ -123,7 +130,7 @@ fn median_step(cloth: &mut Cloth, input: &StepInput, seconds: f64) -> f64 {
         samples.push(t.elapsed().as_secs_f64());
     }
     samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
+    (samples[0], samples[samples.len() / 2])
 }
 
 /// The fewest passes reaching `goal` % mean stretch at 64x64 for each substep count, with and
@@ -185,6 +192,126 @@ fn stretch_per_cost(goal: f64) {
     }
 }
 
+/// A settled cloth of `n` x `n` at `iterations` and the input that holds it still.
+fn settled(n: usize, iterations: u32, order: SolveOrder, kernel: Kernel) -> (Cloth, Vec<Vec3>) {
+    let topo = grid(n);
+    let rest = topo.rest.clone();
+    let mut cloth = Cloth::with_order(topo, &params(iterations), order);
+    assert!(cloth.set_kernel(kernel));
+    let input = StepInput {
+        frame: Frame::IDENTITY,
+        reference: &rest,
+        colliders: &[],
+    };
+    for _ in 0..120 {
+        cloth.step(&input).unwrap();
+    }
+    (cloth, rest)
+}
+
+/// Median step time and projections per second for each kernel this CPU runs.
+fn kernels(selected: &dyn Fn(&str) -> bool) {
+    if !["64x64", "128x128"].iter().any(|name| selected(name)) {
+        return;
+    }
+    println!(
+        "\nrelaxation kernels (10 iterations; the default is {})",
+        Kernel::best().name()
+    );
+    println!(
+        "{:>9} {:>7} {:>12} {:>14} {:>10} {:>12} {:>10}",
+        "grid", "kernel", "median/step", "projections/s", "vs scalar", "fastest", "vs scalar"
+    );
+    for n in [64usize, 128] {
+        let name = format!("{n}x{n}");
+        if !selected(&name) {
+            continue;
+        }
+        let mut scalar = None;
+        for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+            let (mut cloth, rest) = settled(n, 10, SolveOrder::Interleaved, kernel);
+            let input = StepInput {
+                frame: Frame::IDENTITY,
+                reference: &rest,
+                colliders: &[],
+            };
+            let (fastest, median) = step_times(&mut cloth, &input, 0.4);
+            let (base_fastest, base_median) = *scalar.get_or_insert((fastest, median));
+            println!(
+                "{:>9} {:>7} {:>10.1}us {:>14.3e} {:>9.2}x {:>10.1}us {:>9.2}x",
+                name,
+                kernel.name(),
+                median * 1e6,
+                cloth.projections_per_step() as f64 / median,
+                base_median / median,
+                fastest * 1e6,
+                base_fastest / fastest
+            );
+        }
+    }
+}
+
+/// 256x256 at 10 iterations: the serial sweep on one core, the banded order on one core and
+/// on all cores (rayon's global pool), and the stretch each leaves after settling.
+fn large_cloth() {
+    let n = 256;
+    let cores = rayon::current_num_threads();
+    println!("\n{n}x{n}, 10 iterations, kernel {}", Kernel::best().name());
+    println!(
+        "{:>26} {:>12} {:>14} {:>12} {:>13}",
+        "", "median/step", "projections/s", "fastest", "stretch"
+    );
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let rows: [(&str, SolveOrder, bool); 3] = [
+        ("serial sweep, 1 core", SolveOrder::Interleaved, false),
+        ("banded, 1 core", SolveOrder::Banded, false),
+        ("banded, all cores", SolveOrder::Banded, true),
+    ];
+    for (label, order, all) in rows {
+        let label = if all {
+            format!("banded, {cores} cores")
+        } else {
+            label.to_string()
+        };
+        let measure = || {
+            let (mut cloth, rest) = settled(n, 10, order, Kernel::best());
+            let input = StepInput {
+                frame: Frame::IDENTITY,
+                reference: &rest,
+                colliders: &[],
+            };
+            let (fastest, median) = step_times(&mut cloth, &input, 2.0);
+            (
+                fastest,
+                median,
+                cloth.projections_per_step() as f64 / median,
+            )
+        };
+        let (fastest, median, projections) = if all { measure() } else { one.install(measure) };
+        // The same bits on any number of cores: the stretch once per order.
+        let stretch = if all {
+            "as 1 core".to_string()
+        } else {
+            let p = FabricParams {
+                hard_constraints: false,
+                ..params(10)
+            };
+            format!("{:.3}%", settle_with(n, &p, order, 600, false).0)
+        };
+        println!(
+            "{:>26} {:>10.1}us {:>14.3e} {:>10.1}us {:>13}",
+            label,
+            median * 1e6,
+            projections,
+            fastest * 1e6,
+            stretch
+        );
+    }
+}
+
 fn main() {
     let filter: Vec<String> = std::env::args()
         .skip(1)
@@ -232,5 +359,11 @@ fn main() {
     }
     if filter.is_empty() || filter.iter().any(|f| f.contains("cost")) {
         stretch_per_cost(1.0);
+    }
+    let selected =
+        |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    kernels(&selected);
+    if selected("256x256") {
+        large_cloth();
     }
 }

@@ -26,9 +26,11 @@
 
 use glam::{Quat, Vec3};
 
+use super::bands::{Bands, PARALLEL_MIN_PARTICLES};
 use super::collision::Collider;
 use super::hard_pass::{HardInput, HardPass};
 use super::params::FabricParams;
+use super::relax::{pad, relax, unpad, Kernel, LinkList, Proj, LANES, P4};
 use super::topology::{interleave, ConstraintKind, Link, Topology};
 use super::wind::{rest_shares, steady_wind, triangle_wind, Air, Gust, WindMesh, WindScratch};
 use super::world_motion::{carry, WorldMotion};
@@ -110,17 +112,6 @@ pub struct StepReport {
     pub contacts: u32,
 }
 
-/// A distance link ready for projection: indices, rest length, and how much of the correction
-/// each end takes (inverse-mass weights summing to 1, or both 0 when both ends are pinned).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Proj {
-    a: u32,
-    b: u32,
-    rest: f32,
-    wa: f32,
-    wb: f32,
-}
-
 /// The order in which a relaxation pass visits the links.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SolveOrder {
@@ -133,6 +124,13 @@ pub enum SolveOrder {
     Interleaved,
     /// Plain build order, for comparison.
     Index,
+    /// For large cloths, on all cores: the rows in bands of [`BAND_ROWS`](super::BAND_ROWS);
+    /// each pass relaxes the even bands side by side, then the odd ones, each band in the
+    /// `Interleaved` order (stretch, then shear/bend). Bands of one parity share no particle,
+    /// so the result does not depend on the number of threads. [`Cloth::new`] picks it from
+    /// [`PARALLEL_MIN_PARTICLES`](super::PARALLEL_MIN_PARTICLES) up; a cloth too short for two
+    /// bands is solved `Interleaved`.
+    Banded,
 }
 
 /// A simulated cloth.
@@ -142,6 +140,14 @@ pub struct Cloth {
     params: FabricParams,
     stretch: LinkList,
     shear_bend: LinkList,
+    /// The same links in bands, for the banded order (`None`: the serial sweep above).
+    bands: Option<Bands>,
+    /// The order the links are visited in.
+    order: SolveOrder,
+    /// The kernel projecting the link groups.
+    kernel: Kernel,
+    /// The positions padded to 16 bytes while the relaxation runs.
+    work: Vec<P4>,
     /// The vertical links top-down and the rows, for the hard pass.
     hard: HardPass,
     /// Every link sorted top-down for the deformation limit, the lower end taking the whole
@@ -169,9 +175,16 @@ pub struct Cloth {
 }
 
 impl Cloth {
-    /// A cloth at its rest pose. `params` is clamped into range.
+    /// A cloth at its rest pose. `params` is clamped into range. Cloths of
+    /// [`PARALLEL_MIN_PARTICLES`] or more are solved [`SolveOrder::Banded`] on all cores, the
+    /// others [`SolveOrder::Interleaved`] on the calling thread.
     pub fn new(topo: Topology, params: &FabricParams) -> Self {
-        Self::with_order(topo, params, SolveOrder::Interleaved)
+        let order = if topo.len() >= PARALLEL_MIN_PARTICLES {
+            SolveOrder::Banded
+        } else {
+            SolveOrder::Interleaved
+        };
+        Self::with_order(topo, params, order)
     }
 
     /// A cloth whose relaxation visits the links in the given order.
@@ -186,14 +199,16 @@ impl Cloth {
                 .collect();
             let links = match solve_order {
                 // Stretch: the row's vertical links (independent, grouped) then its
-                // horizontal links left to right, one at a time as in build order: a
-                // horizontal correction crosses the whole row in one pass.
-                SolveOrder::Interleaved if links.iter().any(|l| l.kind.is_stretch()) => {
+                // horizontal links in four segments swept side by side (Topology::
+                // stretch_sweep_key).
+                SolveOrder::Interleaved | SolveOrder::Banded
+                    if links.iter().any(|l| l.kind.is_stretch()) =>
+                {
                     let mut sorted = links;
                     sorted.sort_by_key(|l| topo.stretch_sweep_key(l));
                     sorted
                 }
-                SolveOrder::Interleaved => {
+                SolveOrder::Interleaved | SolveOrder::Banded => {
                     let mut sorted = links;
                     sorted.sort_by_key(|l| topo.sweep_key(l));
                     interleave(&sorted, LANES - 1)
@@ -211,8 +226,12 @@ impl Cloth {
                 })
                 .collect()
         };
-        let stretch = LinkList::new(order(|k| k.is_stretch()));
-        let shear_bend = LinkList::new(order(|k| !k.is_stretch()));
+        let (stretch, shear_bend) = (order(|k| k.is_stretch()), order(|k| !k.is_stretch()));
+        let bands = match solve_order {
+            SolveOrder::Banded => Bands::new(topo.cols, topo.rows, &stretch, &shear_bend),
+            _ => None,
+        };
+        let (stretch, shear_bend) = (LinkList::new(stretch), LinkList::new(shear_bend));
         let hard = HardPass::new(&topo);
         let mut limit: Vec<Proj> = topo
             .links
@@ -241,6 +260,13 @@ impl Cloth {
             limit,
             stretch,
             shear_bend,
+            order: match (solve_order, &bands) {
+                (SolveOrder::Banded, None) => SolveOrder::Interleaved,
+                _ => solve_order,
+            },
+            bands,
+            kernel: Kernel::best(),
+            work: vec![P4::default(); n],
             hard,
             inv_mass: vec![0.0; n],
             max_distance: vec![0.0; n],
@@ -275,25 +301,14 @@ impl Cloth {
             self.inv_mass[i] = p.inv_mass_at(topo.row(i), topo.rows, topo.pinned[i]);
         }
         let falloff = p.mass_falloff;
-        for proj in self
-            .stretch
-            .links
-            .iter_mut()
-            .chain(self.shear_bend.links.iter_mut())
-        {
-            let (a, b) = (proj.a as usize, proj.b as usize);
-            (proj.wa, proj.wb) = match (topo.pinned[a], topo.pinned[b]) {
-                (true, true) => (0.0, 0.0),
-                (true, false) => (0.0, 1.0),
-                (false, true) => (1.0, 0.0),
-                (false, false) => {
-                    // inv_a / inv_b = falloff^(row_a - row_b); computed from the row gap so a
-                    // tall cloth cannot underflow.
-                    let ratio = falloff.powi(topo.row(a) as i32 - topo.row(b) as i32);
-                    let wa = ratio / (1.0 + ratio);
-                    (wa, 1.0 - wa)
-                }
-            };
+        let serial = [(0, &mut self.stretch), (0, &mut self.shear_bend)];
+        let banded = self.bands.iter_mut().flat_map(|b| b.lists_mut());
+        for (start, list) in serial.into_iter().chain(banded) {
+            for proj in &mut list.links {
+                let (a, b) = (proj.a as usize + start, proj.b as usize + start);
+                (proj.wa, proj.wb) = link_weights(topo, falloff, a, b);
+            }
+            list.sync_packs();
         }
     }
 
@@ -305,6 +320,34 @@ impl Cloth {
     /// Relaxation projections per step (links x iterations), for throughput figures.
     pub fn projections_per_step(&self) -> usize {
         (self.stretch.len() + self.shear_bend.len()) * self.params.iterations as usize
+    }
+
+    /// The kernel projecting the relaxation's link groups ([`Kernel::best`] unless set).
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Projects the link groups with `kernel` from the next step on, when this CPU runs it
+    /// (returns whether it does; otherwise nothing changes). Every kernel gives the same
+    /// positions, bit for bit; this is for tests and benches.
+    pub fn set_kernel(&mut self, kernel: Kernel) -> bool {
+        let ok = kernel.is_available();
+        if ok {
+            self.kernel = kernel;
+        }
+        ok
+    }
+
+    /// The order the relaxation visits the links in (a `Banded` request on a cloth too short
+    /// for two bands reads `Interleaved`).
+    pub fn solve_order(&self) -> SolveOrder {
+        self.order
+    }
+
+    /// The bands of the banded order.
+    #[cfg(test)]
+    pub(super) fn bands(&self) -> Option<&Bands> {
+        self.bands.as_ref()
     }
 
     /// The topology the cloth was built from.
@@ -503,9 +546,27 @@ impl Cloth {
         Ok(report)
     }
 
-    /// One solver step of `dt` seconds (`dt_time`, the same in f64, advances the clock): the
-    /// stages in the order the module documentation gives.
+    /// One solver step of `dt` seconds (`dt_time`, the same in f64, advances the clock). A
+    /// banded cloth runs it on the current rayon pool (the global one unless the caller
+    /// installed another): one hand-over per solver step, after which the relaxation's bands
+    /// and the hard pass's columns are shared out cheaply.
     fn substep(
+        &mut self,
+        frame: Frame,
+        reference: &[Vec3],
+        colliders: &[Collider],
+        dt: f32,
+        dt_time: f64,
+    ) -> StepReport {
+        if self.bands.is_some() {
+            rayon::scope(|_| self.stages(frame, reference, colliders, dt, dt_time))
+        } else {
+            self.stages(frame, reference, colliders, dt, dt_time)
+        }
+    }
+
+    /// The solver step's stages in the order the module documentation gives.
+    fn stages(
         &mut self,
         frame: Frame,
         reference: &[Vec3],
@@ -539,7 +600,9 @@ impl Cloth {
                 sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
             };
             let (pos, contact, stats) = (&mut self.pos, &mut self.contact, &mut self.stats);
-            self.hard.run(&self.topo, pos, contact, stats, &input);
+            let parallel = self.bands.is_some();
+            self.hard
+                .run(&self.topo, pos, contact, stats, &input, parallel);
         }
         self.time += dt_time;
         StepReport {
@@ -650,17 +713,49 @@ impl Cloth {
     }
 
     /// `iterations` relaxation passes: the stretch links, then the shear/bend links, each with
-    /// its own stiffness.
+    /// its own stiffness, on the padded copy of the positions.
     #[inline]
     fn relax_passes(&mut self, colliders: &[Collider], reference: &[Vec3], p: &FabricParams) {
+        if p.iterations == 0 {
+            return;
+        }
+        pad(&self.pos, &mut self.work);
+        self.relax_padded(colliders, reference, p);
+        unpad(&self.work, &mut self.pos);
+    }
+
+    /// The passes of [`Cloth::relax_passes`] on `work` (padded on entry, read back on exit).
+    fn relax_padded(&mut self, colliders: &[Collider], reference: &[Vec3], p: &FabricParams) {
         for pass in 0..p.iterations {
-            relax(&mut self.pos, &self.stretch, p.stretch_stiffness);
-            relax(&mut self.pos, &self.shear_bend, p.shear_bend_stiffness);
+            match &self.bands {
+                Some(bands) => bands.relax(
+                    &mut self.work,
+                    p.stretch_stiffness,
+                    p.shear_bend_stiffness,
+                    self.kernel,
+                ),
+                None => {
+                    relax(
+                        &mut self.work,
+                        &self.stretch,
+                        p.stretch_stiffness,
+                        self.kernel,
+                    );
+                    relax(
+                        &mut self.work,
+                        &self.shear_bend,
+                        p.shear_bend_stiffness,
+                        self.kernel,
+                    );
+                }
+            }
             // Contacts inside the loop, so constraints and colliders settle together instead
             // of fighting once at the end (a leg pushing into the cloth lifts it over the leg).
             // The last pass's contacts are the collision stage after the explosion check.
             if !colliders.is_empty() && pass + 1 < p.iterations {
+                unpad(&self.work, &mut self.pos);
                 self.collide(colliders, reference, p.collision_margin);
+                pad(&self.pos, &mut self.work);
             }
         }
     }
@@ -747,99 +842,21 @@ pub(super) fn clamp_to(x: Vec3, center: Vec3, radius: f32) -> Vec3 {
     center + d * (radius / len2.sqrt())
 }
 
-/// Links in a relaxation pass, visited in order, with a flag per group of [`LANES`] saying the
-/// group's links share no particle (so they can be projected together).
-#[derive(Clone, Debug, Default)]
-struct LinkList {
-    links: Vec<Proj>,
-    independent: Vec<bool>,
-}
-
-/// Links projected together when they share no particle.
-const LANES: usize = 4;
-
-impl LinkList {
-    fn new(links: Vec<Proj>) -> Self {
-        let shares = |x: &Proj, y: &Proj| x.a == y.a || x.a == y.b || x.b == y.a || x.b == y.b;
-        let independent = links
-            .chunks(LANES)
-            .map(|c| {
-                c.len() == LANES
-                    && (0..LANES).all(|i| (i + 1..LANES).all(|j| !shares(&c[i], &c[j])))
-            })
-            .collect();
-        Self { links, independent }
-    }
-
-    fn len(&self) -> usize {
-        self.links.len()
-    }
-}
-
-/// One Gauss-Seidel pass: move both ends of each link along it so its length approaches the
-/// rest length by `stiffness` of the error, shared by the inverse-mass weights.
-///
-/// A group of [`LANES`] links that share no particle is computed side by side (the compiler
-/// vectorises the arithmetic); because the links are independent the result is bit-identical
-/// to projecting them one after another.
-#[inline(never)]
-fn relax(pos: &mut [Vec3], list: &LinkList, stiffness: f32) {
-    if stiffness <= 0.0 {
-        return;
-    }
-    for (chunk, &independent) in list.links.chunks(LANES).zip(&list.independent) {
-        if !independent {
-            for l in chunk {
-                project(pos, l, stiffness);
-            }
-            continue;
-        }
-        let mut pa = [Vec3::ZERO; LANES];
-        let mut pb = [Vec3::ZERO; LANES];
-        for k in 0..LANES {
-            pa[k] = pos[chunk[k].a as usize];
-            pb[k] = pos[chunk[k].b as usize];
-        }
-        let mut dx = [0.0f32; LANES];
-        let mut dy = [0.0f32; LANES];
-        let mut dz = [0.0f32; LANES];
-        let mut s = [0.0f32; LANES];
-        for k in 0..LANES {
-            dx[k] = pb[k].x - pa[k].x;
-            dy[k] = pb[k].y - pa[k].y;
-            dz[k] = pb[k].z - pa[k].z;
-        }
-        for k in 0..LANES {
-            let len2 = dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k];
-            let len = len2.sqrt();
-            // A zero-length link has no direction: no correction.
-            s[k] = if len2 > 1e-18 {
-                stiffness * (len - chunk[k].rest) / len
-            } else {
-                0.0
-            };
-        }
-        for k in 0..LANES {
-            let d = Vec3::new(dx[k], dy[k], dz[k]);
-            pos[chunk[k].a as usize] = pa[k] + d * (s[k] * chunk[k].wa);
-            pos[chunk[k].b as usize] = pb[k] - d * (s[k] * chunk[k].wb);
+/// The correction shares of a link's ends: inverse-mass weights summing to 1 (a row weighs
+/// `falloff` times the row below it), all to the free end when one is pinned, none when both.
+fn link_weights(topo: &Topology, falloff: f32, a: usize, b: usize) -> (f32, f32) {
+    match (topo.pinned[a], topo.pinned[b]) {
+        (true, true) => (0.0, 0.0),
+        (true, false) => (0.0, 1.0),
+        (false, true) => (1.0, 0.0),
+        (false, false) => {
+            // inv_a / inv_b = falloff^(row_a - row_b); computed from the row gap so a tall
+            // cloth cannot underflow.
+            let ratio = falloff.powi(topo.row(a) as i32 - topo.row(b) as i32);
+            let wa = ratio / (1.0 + ratio);
+            (wa, 1.0 - wa)
         }
     }
-}
-
-#[inline(always)]
-fn project(pos: &mut [Vec3], l: &Proj, stiffness: f32) {
-    let (a, b) = (l.a as usize, l.b as usize);
-    let (pa, pb) = (pos[a], pos[b]);
-    let d = pb - pa;
-    let len2 = d.length_squared();
-    if len2 <= 1e-18 {
-        return;
-    }
-    let len = len2.sqrt();
-    let s = stiffness * (len - l.rest) / len;
-    pos[a] = pa + d * (s * l.wa);
-    pos[b] = pb - d * (s * l.wb);
 }
 
 /// For a link `d` (from one end to the other) of rest length `rest`: the share of `d` by which
@@ -876,74 +893,6 @@ mod tests {
             wa,
             wb,
         }
-    }
-
-    fn list(p: Proj) -> LinkList {
-        LinkList::new(vec![p])
-    }
-
-    #[test]
-    fn grouped_projection_equals_one_at_a_time() {
-        // Four independent links (a group) and the same four projected singly.
-        let links: Vec<Proj> = (0..4)
-            .map(|k| Proj {
-                a: 2 * k,
-                b: 2 * k + 1,
-                rest: 0.1 + 0.01 * k as f32,
-                wa: 0.3,
-                wb: 0.7,
-            })
-            .collect();
-        let start: Vec<Vec3> = (0..8)
-            .map(|i| {
-                Vec3::new(
-                    (i as f32 * 0.37).sin(),
-                    i as f32 * 0.05,
-                    (i as f32).cos() * 0.1,
-                )
-            })
-            .collect();
-        let grouped = LinkList::new(links.clone());
-        assert_eq!(grouped.independent, vec![true]);
-        let mut a = start.clone();
-        relax(&mut a, &grouped, 0.8);
-        let mut b = start.clone();
-        for l in &links {
-            project(&mut b, l, 0.8);
-        }
-        assert_eq!(a, b);
-        // A group whose links share a particle is not treated as independent.
-        let mut shared = links.clone();
-        shared[3].a = 0;
-        assert_eq!(LinkList::new(shared).independent, vec![false]);
-    }
-
-    #[test]
-    fn stiffness_one_solves_a_link_in_one_projection_and_half_halves_it() {
-        // Two particles 2 m apart, rest 1 m, equal mass.
-        let mut pos = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)];
-        relax(&mut pos, &list(proj(0.5, 0.5)), 1.0);
-        assert_eq!(pos, [Vec3::new(0.5, 0.0, 0.0), Vec3::new(1.5, 0.0, 0.0)]);
-        let mut pos = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)];
-        relax(&mut pos, &list(proj(0.5, 0.5)), 0.5);
-        // Half the 1 m error removed, shared equally.
-        assert_eq!(pos, [Vec3::new(0.25, 0.0, 0.0), Vec3::new(1.75, 0.0, 0.0)]);
-        let mut pos = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)];
-        relax(&mut pos, &list(proj(0.5, 0.5)), 0.0);
-        assert_eq!(pos[1].x, 2.0);
-    }
-
-    #[test]
-    fn projection_is_weighted_by_inverse_mass() {
-        // `a` pinned (weight 0): only `b` moves.
-        let mut pos = [Vec3::ZERO, Vec3::new(0.0, -1.5, 0.0)];
-        relax(&mut pos, &list(proj(0.0, 1.0)), 1.0);
-        assert_eq!(pos, [Vec3::ZERO, Vec3::new(0.0, -1.0, 0.0)]);
-        // `a` twice as heavy: it takes a third of the correction.
-        let mut pos = [Vec3::ZERO, Vec3::new(0.0, -1.3, 0.0)];
-        relax(&mut pos, &list(proj(1.0 / 3.0, 2.0 / 3.0)), 1.0);
-        assert!((pos[0].y - -0.1).abs() < 1e-6, "{:?}", pos);
-        assert!((pos[1].y - -1.1).abs() < 1e-6, "{:?}", pos);
     }
 
     #[test]

@@ -37,16 +37,19 @@
 // The engine-facing API: every public item is documented.
 #![warn(missing_docs)]
 
+mod bands;
 mod cloth;
 pub mod collision;
 mod fixed_step;
 mod frame;
 pub mod hard_pass;
 pub mod params;
+mod relax;
 pub mod topology;
 pub mod wind;
 pub mod world_motion;
 
+pub use bands::{BAND_ROWS, PARALLEL_MIN_PARTICLES};
 pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
     EXPLODE_MIN_DISTANCE,
@@ -56,6 +59,7 @@ pub use fixed_step::FixedStep;
 pub use frame::Frame;
 pub use hard_pass::{clear_point_on_sphere, swing_clear, HARD_TOLERATED_DEPTH};
 pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamMut, ParamSpec};
+pub use relax::Kernel;
 pub use topology::{ConstraintKind, Link, Topology, TopologyError};
 pub use world_motion::{WorldMotion, TELEPORT_ANGLE, TELEPORT_DISTANCE};
 

@@ -33,6 +33,8 @@ const FINAL_COLLISION_SWEEPS: usize = 4;
 const SIDEWAYS_PASSES: usize = 16;
 /// Collision swings per correction in the sideways limit.
 const SIDEWAYS_COLLISION_PASSES: usize = 2;
+/// Columns per block when the pass runs on several threads.
+const COLUMN_BLOCK: usize = 32;
 
 /// What the hard pass holds the particles to besides their columns: this solver step's
 /// reference points, max distances and colliders.
@@ -62,6 +64,9 @@ pub(crate) struct HardPass {
     /// Per particle: its upper neighbour and the rest length to it (`u32::MAX` for the top
     /// row).
     up: Vec<(u32, f32)>,
+    /// The columns when `links` are a whole grid's, row by row (link `k` joins particle `k` to
+    /// `k + columns`): then the columns can be placed side by side.
+    columns: Option<usize>,
 }
 
 impl HardPass {
@@ -76,18 +81,104 @@ impl HardPass {
         for l in &links {
             up[l.b as usize] = (l.a, l.rest);
         }
+        let cols = topo.cols;
+        let grid = links.len() + cols == topo.len()
+            && (links.iter().enumerate())
+                .all(|(k, l)| l.a as usize == k && l.b as usize == k + cols);
         Self {
             links,
             row_links,
             row_start,
             up,
+            columns: grid.then_some(cols),
         }
     }
 
     /// Places every particle below the top row at rest length from its upper neighbour (see
     /// [`place`]), rows held to the deformation limit where it is on, then clamps what ended
     /// past its max distance. Marks the contacts it leaves and counts its safety nets.
+    ///
+    /// With `parallel`, on a grid and with the deformation limit off (each particle then
+    /// depends only on the one above it), blocks of columns are placed side by side on the
+    /// current rayon pool: the same positions, contacts and counts as one after another.
     pub(crate) fn run(
+        &self,
+        topo: &Topology,
+        pos: &mut [Vec3],
+        contact: &mut [bool],
+        stats: &mut ClothStats,
+        input: &HardInput,
+        parallel: bool,
+    ) {
+        match self.columns {
+            Some(cols) if parallel && input.sideways.is_none() && pos.len() == contact.len() => {
+                let shared = Shared {
+                    pos: pos.as_mut_ptr(),
+                    contact: contact.as_mut_ptr(),
+                };
+                let blocks = cols.div_ceil(COLUMN_BLOCK);
+                let placed = self.place_blocks(&shared, 0..blocks, cols, input);
+                stats.post_hard_pushes += placed.post_hard_pushes;
+                stats.post_hard_push_max = stats.post_hard_push_max.max(placed.post_hard_push_max);
+            }
+            _ => self.place_serially(topo, pos, contact, stats, input),
+        }
+        // Every particle left the hard pass outside the colliders (each is placed, and pushed
+        // out where needed, before anything below it), so what remains is the max-distance
+        // safety net.
+        clamp_again(pos, input, stats);
+    }
+
+    /// Column blocks `blocks` (of [`COLUMN_BLOCK`]), halved and handed to other threads; the
+    /// counts of what [`place`] did, summed (and the largest push) in a fixed tree.
+    fn place_blocks(
+        &self,
+        shared: &Shared,
+        blocks: std::ops::Range<usize>,
+        cols: usize,
+        input: &HardInput,
+    ) -> ClothStats {
+        if blocks.len() > 1 {
+            let mid = blocks.start + blocks.len() / 2;
+            let (low, high) = rayon::join(
+                || self.place_blocks(shared, blocks.start..mid, cols, input),
+                || self.place_blocks(shared, mid..blocks.end, cols, input),
+            );
+            return ClothStats {
+                post_hard_pushes: low.post_hard_pushes + high.post_hard_pushes,
+                post_hard_push_max: low.post_hard_push_max.max(high.post_hard_push_max),
+                ..ClothStats::default()
+            };
+        }
+        let mut stats = ClothStats::default();
+        let (first, last) = (
+            blocks.start * COLUMN_BLOCK,
+            (blocks.end * COLUMN_BLOCK).min(cols),
+        );
+        for row in self.links.chunks_exact(cols) {
+            for l in &row[first..last] {
+                let (a, b) = (l.a as usize, l.b as usize);
+                // SAFETY: `a` and `b` are in this block's columns (link `k` joins `k` and
+                // `k + cols`, checked when the pass was built) and below the positions' length
+                // (every hard link comes from the topology the buffers were sized by). Blocks
+                // own disjoint columns, so no other thread reads or writes these particles
+                // while this block runs, and no reference into the buffers is held meanwhile.
+                unsafe {
+                    let (top, below) = (*shared.pos.add(a), *shared.pos.add(b));
+                    let mut touched = *shared.contact.add(b);
+                    if let Some(x) = place(l, top, below, input, &mut touched, &mut stats) {
+                        *shared.pos.add(b) = x;
+                    }
+                    *shared.contact.add(b) = touched;
+                }
+            }
+        }
+        stats
+    }
+
+    /// Every link in order, one after another; with the deformation limit on, each row held to
+    /// it sideways as soon as it is placed.
+    fn place_serially(
         &self,
         topo: &Topology,
         pos: &mut [Vec3],
@@ -97,7 +188,8 @@ impl HardPass {
     ) {
         for (k, l) in self.links.iter().enumerate() {
             let b = l.b as usize;
-            let Some(x) = place(l, pos, input, &mut contact[b], stats) else {
+            let (top, below) = (pos[l.a as usize], pos[b]);
+            let Some(x) = place(l, top, below, input, &mut contact[b], stats) else {
                 continue;
             };
             pos[b] = x;
@@ -115,10 +207,6 @@ impl HardPass {
                 }
             }
         }
-        // Every particle left the hard pass outside the colliders (each is placed, and pushed
-        // out where needed, before anything below it), so what remains is the max-distance
-        // safety net.
-        clamp_again(pos, input, stats);
     }
 
     /// Pulls the ends of the row's horizontal links that are longer than `ratio` x rest toward
@@ -183,14 +271,14 @@ impl HardPass {
 #[inline]
 fn place(
     l: &Link,
-    pos: &[Vec3],
+    top: Vec3,
+    below: Vec3,
     input: &HardInput,
     contact: &mut bool,
     stats: &mut ClothStats,
 ) -> Option<Vec3> {
-    let (a, b) = (l.a as usize, l.b as usize);
-    let top = pos[a];
-    let d = pos[b] - top;
+    let b = l.b as usize;
+    let d = below - top;
     let len = d.length();
     if len <= 1e-9 {
         return None;
@@ -267,6 +355,18 @@ fn place(
     }
     Some(x)
 }
+
+/// The positions and contact flags, shared by the threads of a column-parallel hard pass,
+/// each of which touches only its own columns' particles.
+struct Shared {
+    pos: *mut Vec3,
+    contact: *mut bool,
+}
+
+// SAFETY: the pointers are only dereferenced by `HardPass::place_blocks`, whose blocks read and
+// write disjoint sets of particles (their own columns) while the buffers' owner waits in
+// `HardPass::run`.
+unsafe impl Sync for Shared {}
 
 /// The safety net, last: nothing ends beyond its max distance. A particle more than 10 um past
 /// it is clamped again and counted, with its overshoot.

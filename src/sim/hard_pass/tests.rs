@@ -232,3 +232,50 @@ fn the_sideways_limit_moves_continuously_past_a_collider_in_the_way() {
         "the end jumped {worst} m while the blocker moved {step} m"
     );
 }
+
+#[test]
+fn columns_side_by_side_are_placed_exactly_as_one_after_another() {
+    use super::{HardInput, HardPass};
+    use crate::sim::ClothStats;
+    // 70 columns: three blocks of columns, the last one short. A ball in the way and tight max
+    // distances, so the searches, the pushes and the contacts all take part.
+    let topo = sheet(70, 12, 0.05);
+    let n = topo.len();
+    let pos: Vec<Vec3> = topo
+        .rest
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let i = i as f32;
+            *p + Vec3::new((i * 0.7).sin(), (i * 1.3).cos(), (i * 0.37).sin()) * 0.03
+        })
+        .collect();
+    let max_distance: Vec<f32> = (0..n).map(|i| 0.02 + 0.002 * (i % 7) as f32).collect();
+    let colliders = [Collider::Sphere {
+        center: topo.rest[5 * 70 + 35] + Vec3::new(0.0, 0.0, 0.1),
+        radius: 0.15,
+    }];
+    let input = HardInput {
+        reference: &topo.rest,
+        max_distance: &max_distance,
+        colliders: &colliders,
+        margin: 0.01,
+        sideways: None,
+    };
+    let hard = HardPass::new(&topo);
+    let run = |parallel: bool, threads: usize| {
+        let (mut p, mut contact, mut stats) = (pos.clone(), vec![false; n], ClothStats::default());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| hard.run(&topo, &mut p, &mut contact, &mut stats, &input, parallel));
+        let bits: Vec<[u32; 3]> = p.iter().map(|v| v.to_array().map(f32::to_bits)).collect();
+        (bits, contact, stats)
+    };
+    let serial = run(false, 1);
+    assert!(serial.1.iter().any(|&c| c), "the ball touches the sheet");
+    for threads in [1, 2, 3] {
+        assert!(run(true, threads) == serial, "{threads} threads");
+    }
+}

@@ -1,0 +1,720 @@
+//! The relaxation pass's inner loop: links in visiting order, grouped so that links sharing no
+//! particle are projected side by side, and the kernels that project them: plain Rust (every
+//! platform), SSE2 four links at a time (every x86-64 CPU) and AVX2 eight at a time (chosen at
+//! run time where the CPU has it).
+//!
+//! Every kernel gives the same bits. A group's links share no particle, so projecting them
+//! together is projecting them one after another; the packed forms of IEEE add, subtract,
+//! multiply, divide and square root round exactly as the scalar ones; and each kernel performs
+//! the scalar code's operations in the scalar code's order (no fused multiply-add, nothing
+//! reassociated). `tests/sim_kernels.rs` holds them to it.
+
+use glam::Vec3;
+
+/// Links projected together when they share no particle (SSE2 and the plain kernel).
+pub(super) const LANES: usize = 4;
+
+/// A particle position padded to 16 bytes (x, y, z, 0): one aligned packed load or store moves
+/// one particle, and a store is read back whole by the next group's load (a 12-byte position
+/// would need two loads and two stores and stall the CPU's store forwarding).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(16))]
+pub(super) struct P4 {
+    x: f32,
+    y: f32,
+    z: f32,
+    w: f32,
+}
+
+impl P4 {
+    #[inline(always)]
+    fn new(v: Vec3) -> Self {
+        Self {
+            x: v.x,
+            y: v.y,
+            z: v.z,
+            w: 0.0,
+        }
+    }
+
+    #[inline(always)]
+    fn vec3(self) -> Vec3 {
+        Vec3::new(self.x, self.y, self.z)
+    }
+}
+
+/// Copies positions into the padded buffer (same length).
+pub(super) fn pad(pos: &[Vec3], out: &mut [P4]) {
+    for (o, p) in out.iter_mut().zip(pos) {
+        *o = P4::new(*p);
+    }
+}
+
+/// Copies the padded buffer back into positions (same length).
+pub(super) fn unpad(padded: &[P4], pos: &mut [Vec3]) {
+    for (p, o) in pos.iter_mut().zip(padded) {
+        *p = o.vec3();
+    }
+}
+
+/// A distance link ready for projection: indices, rest length, and how much of the correction
+/// each end takes (inverse-mass weights summing to 1, or both 0 when both ends are pinned).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Proj {
+    pub a: u32,
+    pub b: u32,
+    pub rest: f32,
+    pub wa: f32,
+    pub wb: f32,
+}
+
+impl Proj {
+    /// A placeholder (never projected).
+    const NONE: Proj = Proj {
+        a: 0,
+        b: 0,
+        rest: 0.0,
+        wa: 0.0,
+        wb: 0.0,
+    };
+}
+
+/// One group of [`LANES`] links laid out lane by lane, for packed loads.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(16))]
+struct Pack {
+    rest: [f32; LANES],
+    wa: [f32; LANES],
+    wb: [f32; LANES],
+    a: [u32; LANES],
+    b: [u32; LANES],
+}
+
+/// Which kernel projects the link groups. All give bit-identical positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Plain Rust, four links side by side in arrays (the compiler vectorises what it can).
+    /// The only kernel off x86-64.
+    Scalar,
+    /// SSE2: four links per group in packed registers (every x86-64 CPU).
+    Sse2,
+    /// AVX2: eight links per group where eight in a row share no particle, else four.
+    Avx2,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU runs.
+    pub fn best() -> Self {
+        if Kernel::Avx2.is_available() {
+            Kernel::Avx2
+        } else if Kernel::Sse2.is_available() {
+            Kernel::Sse2
+        } else {
+            Kernel::Scalar
+        }
+    }
+
+    /// Whether this CPU runs the kernel.
+    pub fn is_available(self) -> bool {
+        match self {
+            Kernel::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => std::is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Sse2 | Kernel::Avx2 => false,
+        }
+    }
+
+    /// Every kernel, slowest first.
+    pub const ALL: [Kernel; 3] = [Kernel::Scalar, Kernel::Sse2, Kernel::Avx2];
+
+    /// A short name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            Kernel::Sse2 => "sse2",
+            Kernel::Avx2 => "avx2",
+        }
+    }
+}
+
+/// How a relaxation pass takes the next links of a [`LinkList`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    /// One link on its own.
+    One,
+    /// Four links sharing no particle, side by side (one [`Pack`]).
+    Four,
+    /// Eight links sharing no particle (two packs): side by side with AVX2, as two fours
+    /// otherwise.
+    Eight,
+}
+
+/// Links in a relaxation pass, visited in order, and the plan that walks them: from each
+/// position the next eight links when they share no particle, else the next four, else one.
+/// Any grouping of consecutive independent links gives the one-at-a-time result, so the plan
+/// only decides the speed; a greedy one finds its step again after a link that could not be
+/// grouped instead of staying out of step with fixed chunks.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LinkList {
+    pub links: Vec<Proj>,
+    plan: Vec<Op>,
+    /// The links the plan takes one at a time, in order.
+    singles: Vec<Proj>,
+    /// The links the plan takes four or eight at a time, in order.
+    packs: Vec<Pack>,
+    /// One more than the largest particle index: the positions a pass needs.
+    reach: usize,
+}
+
+impl LinkList {
+    pub fn new(links: Vec<Proj>) -> Self {
+        let shares = |x: &Proj, y: &Proj| x.a == y.a || x.a == y.b || x.b == y.a || x.b == y.b;
+        let disjoint =
+            |c: &[Proj]| (0..c.len()).all(|i| (i + 1..c.len()).all(|j| !shares(&c[i], &c[j])));
+        let mut plan = Vec::new();
+        let (mut i, mut singles, mut packs) = (0, 0, 0);
+        while i < links.len() {
+            let fits = |k: usize| i + k <= links.len() && disjoint(&links[i..i + k]);
+            let op = if fits(2 * LANES) {
+                packs += 2;
+                Op::Eight
+            } else if fits(LANES) {
+                packs += 1;
+                Op::Four
+            } else {
+                singles += 1;
+                Op::One
+            };
+            i += match op {
+                Op::One => 1,
+                Op::Four => LANES,
+                Op::Eight => 2 * LANES,
+            };
+            plan.push(op);
+        }
+        let reach = links
+            .iter()
+            .map(|l| l.a.max(l.b) as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut list = Self {
+            singles: vec![links.first().copied().unwrap_or(Proj::NONE); singles],
+            packs: vec![Pack::default(); packs],
+            links,
+            plan,
+            reach,
+        };
+        list.sync_packs();
+        list
+    }
+
+    pub fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Copies the links (after a weight change) into the plan's singles and packs.
+    pub fn sync_packs(&mut self) {
+        let (mut l, mut s, mut p) = (0, 0, 0);
+        for op in &self.plan {
+            let fours = match op {
+                Op::One => {
+                    self.singles[s] = self.links[l];
+                    s += 1;
+                    l += 1;
+                    0
+                }
+                Op::Four => 1,
+                Op::Eight => 2,
+            };
+            for _ in 0..fours {
+                let pack = &mut self.packs[p];
+                for (k, link) in self.links[l..l + LANES].iter().enumerate() {
+                    pack.rest[k] = link.rest;
+                    pack.wa[k] = link.wa;
+                    pack.wb[k] = link.wb;
+                    pack.a[k] = link.a;
+                    pack.b[k] = link.b;
+                }
+                p += 1;
+                l += LANES;
+            }
+        }
+    }
+}
+
+/// One Gauss-Seidel pass over `list`: move both ends of each link along it so its length
+/// approaches the rest length by `stiffness` of the error, shared by the inverse-mass weights.
+/// A kernel the CPU lacks falls back to the next one down.
+#[inline(never)]
+pub(super) fn relax(pos: &mut [P4], list: &LinkList, stiffness: f32, kernel: Kernel) {
+    if stiffness <= 0.0 {
+        return;
+    }
+    // The packed kernels index without bounds checks; this one check covers every index.
+    assert!(pos.len() >= list.reach, "a link points past the positions");
+    #[cfg(target_arch = "x86_64")]
+    match kernel {
+        Kernel::Avx2 if std::is_x86_feature_detected!("avx2") => {
+            // SAFETY: the CPU has AVX2 (checked just above) and every link index is below
+            // `pos.len()` (asserted above).
+            unsafe { x86::relax_avx2(pos, list, stiffness) };
+            return;
+        }
+        Kernel::Avx2 | Kernel::Sse2 => {
+            // SAFETY: every link index is below `pos.len()` (asserted above); SSE2 is part of
+            // x86-64.
+            unsafe { x86::relax_sse2(pos, list, stiffness) };
+            return;
+        }
+        Kernel::Scalar => {}
+    }
+    let _ = kernel;
+    relax_scalar(pos, list, stiffness);
+}
+
+/// The plain kernel: a group of [`LANES`] independent links is computed in arrays side by side,
+/// any other link on its own.
+fn relax_scalar(pos: &mut [P4], list: &LinkList, stiffness: f32) {
+    let (mut singles, mut packs) = (list.singles.iter(), list.packs.iter());
+    for op in &list.plan {
+        let fours = match op {
+            Op::One => {
+                if let Some(l) = singles.next() {
+                    project(pos, l, stiffness);
+                }
+                0
+            }
+            Op::Four => 1,
+            Op::Eight => 2,
+        };
+        for g in packs.by_ref().take(fours) {
+            group_scalar(pos, g, stiffness);
+        }
+    }
+}
+
+/// Four links that share no particle, computed side by side in arrays.
+#[inline(always)]
+fn group_scalar(pos: &mut [P4], g: &Pack, stiffness: f32) {
+    let mut pa = [Vec3::ZERO; LANES];
+    let mut pb = [Vec3::ZERO; LANES];
+    for k in 0..LANES {
+        pa[k] = pos[g.a[k] as usize].vec3();
+        pb[k] = pos[g.b[k] as usize].vec3();
+    }
+    let mut dx = [0.0f32; LANES];
+    let mut dy = [0.0f32; LANES];
+    let mut dz = [0.0f32; LANES];
+    let mut s = [0.0f32; LANES];
+    for k in 0..LANES {
+        dx[k] = pb[k].x - pa[k].x;
+        dy[k] = pb[k].y - pa[k].y;
+        dz[k] = pb[k].z - pa[k].z;
+    }
+    for k in 0..LANES {
+        let len2 = dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k];
+        let len = len2.sqrt();
+        // A zero-length link has no direction: no correction.
+        s[k] = if len2 > 1e-18 {
+            stiffness * (len - g.rest[k]) / len
+        } else {
+            0.0
+        };
+    }
+    for k in 0..LANES {
+        let d = Vec3::new(dx[k], dy[k], dz[k]);
+        pos[g.a[k] as usize] = P4::new(pa[k] + d * (s[k] * g.wa[k]));
+        pos[g.b[k] as usize] = P4::new(pb[k] - d * (s[k] * g.wb[k]));
+    }
+}
+
+/// One link on its own (a link of a group whose links share particles).
+#[inline(always)]
+fn project(pos: &mut [P4], l: &Proj, stiffness: f32) {
+    let (a, b) = (l.a as usize, l.b as usize);
+    let (pa, pb) = (pos[a].vec3(), pos[b].vec3());
+    let d = pb - pa;
+    let len2 = d.length_squared();
+    if len2 <= 1e-18 {
+        return;
+    }
+    let len = len2.sqrt();
+    let s = stiffness * (len - l.rest) / len;
+    pos[a] = P4::new(pa + d * (s * l.wa));
+    pos[b] = P4::new(pb - d * (s * l.wb));
+}
+
+/// The packed kernels. Positions are gathered four at a time and transposed into one register
+/// per axis (lane k = link k), so the arithmetic is the scalar code's, lane by lane; the results
+/// are transposed back and stored whole (w = 0).
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use super::{project, LinkList, Op, Pack, LANES, P4};
+
+    /// x, y and z of the four particles `idx` (lane k = particle `idx[k]`).
+    ///
+    /// # Safety
+    /// Every index is below the length of the buffer `pos` points into.
+    #[inline(always)]
+    unsafe fn gather4(pos: *const P4, idx: &[u32; LANES]) -> [__m128; 3] {
+        let r0 = _mm_load_ps(pos.add(idx[0] as usize).cast());
+        let r1 = _mm_load_ps(pos.add(idx[1] as usize).cast());
+        let r2 = _mm_load_ps(pos.add(idx[2] as usize).cast());
+        let r3 = _mm_load_ps(pos.add(idx[3] as usize).cast());
+        let t0 = _mm_unpacklo_ps(r0, r1); // x0 x1 y0 y1
+        let t1 = _mm_unpacklo_ps(r2, r3); // x2 x3 y2 y3
+        let t2 = _mm_unpackhi_ps(r0, r1); // z0 z1 w0 w1
+        let t3 = _mm_unpackhi_ps(r2, r3); // z2 z3 w2 w3
+        [
+            _mm_movelh_ps(t0, t1),
+            _mm_movehl_ps(t1, t0),
+            _mm_movelh_ps(t2, t3),
+        ]
+    }
+
+    /// Stores lane k of x, y, z as particle `idx[k]` (w = 0).
+    ///
+    /// # Safety
+    /// Every index is below the length of the buffer `pos` points into.
+    #[inline(always)]
+    unsafe fn scatter4(pos: *mut P4, idx: &[u32; LANES], [x, y, z]: [__m128; 3]) {
+        let zero = _mm_setzero_ps();
+        let t0 = _mm_unpacklo_ps(x, y); // x0 y0 x1 y1
+        let t1 = _mm_unpackhi_ps(x, y); // x2 y2 x3 y3
+        let t2 = _mm_unpacklo_ps(z, zero); // z0 0 z1 0
+        let t3 = _mm_unpackhi_ps(z, zero); // z2 0 z3 0
+        _mm_store_ps(pos.add(idx[0] as usize).cast(), _mm_movelh_ps(t0, t2));
+        _mm_store_ps(pos.add(idx[1] as usize).cast(), _mm_movehl_ps(t2, t0));
+        _mm_store_ps(pos.add(idx[2] as usize).cast(), _mm_movelh_ps(t1, t3));
+        _mm_store_ps(pos.add(idx[3] as usize).cast(), _mm_movehl_ps(t3, t1));
+    }
+
+    /// Four independent links projected together: the scalar group's operations, lane by lane.
+    ///
+    /// # Safety
+    /// Every index in `g` is below the length of the buffer `pos` points into.
+    #[inline(always)]
+    unsafe fn group4(pos: *mut P4, g: &Pack, stiffness: __m128) {
+        let [xa, ya, za] = gather4(pos, &g.a);
+        let [xb, yb, zb] = gather4(pos, &g.b);
+        let dx = _mm_sub_ps(xb, xa);
+        let dy = _mm_sub_ps(yb, ya);
+        let dz = _mm_sub_ps(zb, za);
+        let len2 = _mm_add_ps(
+            _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)),
+            _mm_mul_ps(dz, dz),
+        );
+        let len = _mm_sqrt_ps(len2);
+        let rest = _mm_load_ps(g.rest.as_ptr());
+        let s = _mm_div_ps(_mm_mul_ps(stiffness, _mm_sub_ps(len, rest)), len);
+        // A zero-length link has no direction: no correction (+0, as the scalar code).
+        let s = _mm_and_ps(s, _mm_cmpgt_ps(len2, _mm_set1_ps(1e-18)));
+        let sa = _mm_mul_ps(s, _mm_load_ps(g.wa.as_ptr()));
+        let sb = _mm_mul_ps(s, _mm_load_ps(g.wb.as_ptr()));
+        let a = [
+            _mm_add_ps(xa, _mm_mul_ps(dx, sa)),
+            _mm_add_ps(ya, _mm_mul_ps(dy, sa)),
+            _mm_add_ps(za, _mm_mul_ps(dz, sa)),
+        ];
+        let b = [
+            _mm_sub_ps(xb, _mm_mul_ps(dx, sb)),
+            _mm_sub_ps(yb, _mm_mul_ps(dy, sb)),
+            _mm_sub_ps(zb, _mm_mul_ps(dz, sb)),
+        ];
+        scatter4(pos, &g.a, a);
+        scatter4(pos, &g.b, b);
+    }
+
+    /// The SSE2 kernel.
+    ///
+    /// # Safety
+    /// Every link index is below `pos.len()`.
+    pub(super) unsafe fn relax_sse2(pos: &mut [P4], list: &LinkList, stiffness: f32) {
+        let k4 = _mm_set1_ps(stiffness);
+        let (mut singles, mut packs) = (list.singles.iter(), list.packs.iter());
+        for op in &list.plan {
+            let fours = match op {
+                Op::One => {
+                    if let Some(l) = singles.next() {
+                        project(pos, l, stiffness);
+                    }
+                    0
+                }
+                Op::Four => 1,
+                Op::Eight => 2,
+            };
+            for g in packs.by_ref().take(fours) {
+                group4(pos.as_mut_ptr(), g, k4);
+            }
+        }
+    }
+
+    /// x, y and z of particles `lo[k]` (lane k) and `hi[k]` (lane 4 + k).
+    ///
+    /// # Safety
+    /// The CPU has AVX2; every index is below the length of the buffer `pos` points into.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn gather8(pos: *const P4, lo: &[u32; LANES], hi: &[u32; LANES]) -> [__m256; 3] {
+        macro_rules! row {
+            ($k:expr) => {
+                _mm256_set_m128(
+                    _mm_load_ps(pos.add(hi[$k] as usize).cast()),
+                    _mm_load_ps(pos.add(lo[$k] as usize).cast()),
+                )
+            };
+        }
+        let (r0, r1, r2, r3) = (row!(0), row!(1), row!(2), row!(3));
+        // The 4 x 4 transpose of gather4 in each 128-bit half.
+        let t0 = _mm256_unpacklo_ps(r0, r1);
+        let t1 = _mm256_unpacklo_ps(r2, r3);
+        let t2 = _mm256_unpackhi_ps(r0, r1);
+        let t3 = _mm256_unpackhi_ps(r2, r3);
+        [
+            _mm256_shuffle_ps::<0x44>(t0, t1),
+            _mm256_shuffle_ps::<0xEE>(t0, t1),
+            _mm256_shuffle_ps::<0x44>(t2, t3),
+        ]
+    }
+
+    /// Stores lane k of x, y, z as particle `lo[k]` and lane 4 + k as `hi[k]` (w = 0).
+    ///
+    /// # Safety
+    /// The CPU has AVX2; every index is below the length of the buffer `pos` points into.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn scatter8(pos: *mut P4, lo: &[u32; LANES], hi: &[u32; LANES], [x, y, z]: [__m256; 3]) {
+        let zero = _mm256_setzero_ps();
+        let t0 = _mm256_unpacklo_ps(x, y);
+        let t1 = _mm256_unpackhi_ps(x, y);
+        let t2 = _mm256_unpacklo_ps(z, zero);
+        let t3 = _mm256_unpackhi_ps(z, zero);
+        let rows = [
+            _mm256_shuffle_ps::<0x44>(t0, t2),
+            _mm256_shuffle_ps::<0xEE>(t0, t2),
+            _mm256_shuffle_ps::<0x44>(t1, t3),
+            _mm256_shuffle_ps::<0xEE>(t1, t3),
+        ];
+        for k in 0..LANES {
+            _mm_store_ps(
+                pos.add(lo[k] as usize).cast(),
+                _mm256_castps256_ps128(rows[k]),
+            );
+            _mm_store_ps(
+                pos.add(hi[k] as usize).cast(),
+                _mm256_extractf128_ps::<1>(rows[k]),
+            );
+        }
+    }
+
+    /// `lo` and `hi` as one group of eight: their links share no particle.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; every index in `lo` and `hi` is below the length of the buffer `pos`
+    /// points into.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn group8(pos: *mut P4, lo: &Pack, hi: &Pack, stiffness: __m256) {
+        let [xa, ya, za] = gather8(pos, &lo.a, &hi.a);
+        let [xb, yb, zb] = gather8(pos, &lo.b, &hi.b);
+        let dx = _mm256_sub_ps(xb, xa);
+        let dy = _mm256_sub_ps(yb, ya);
+        let dz = _mm256_sub_ps(zb, za);
+        let len2 = _mm256_add_ps(
+            _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+            _mm256_mul_ps(dz, dz),
+        );
+        let len = _mm256_sqrt_ps(len2);
+        let rest = _mm256_set_m128(_mm_load_ps(hi.rest.as_ptr()), _mm_load_ps(lo.rest.as_ptr()));
+        let s = _mm256_div_ps(_mm256_mul_ps(stiffness, _mm256_sub_ps(len, rest)), len);
+        // A zero-length link has no direction: no correction (+0, as the scalar code).
+        let far = _mm256_cmp_ps::<_CMP_GT_OQ>(len2, _mm256_set1_ps(1e-18));
+        let s = _mm256_and_ps(s, far);
+        let wa = _mm256_set_m128(_mm_load_ps(hi.wa.as_ptr()), _mm_load_ps(lo.wa.as_ptr()));
+        let wb = _mm256_set_m128(_mm_load_ps(hi.wb.as_ptr()), _mm_load_ps(lo.wb.as_ptr()));
+        let sa = _mm256_mul_ps(s, wa);
+        let sb = _mm256_mul_ps(s, wb);
+        let a = [
+            _mm256_add_ps(xa, _mm256_mul_ps(dx, sa)),
+            _mm256_add_ps(ya, _mm256_mul_ps(dy, sa)),
+            _mm256_add_ps(za, _mm256_mul_ps(dz, sa)),
+        ];
+        let b = [
+            _mm256_sub_ps(xb, _mm256_mul_ps(dx, sb)),
+            _mm256_sub_ps(yb, _mm256_mul_ps(dy, sb)),
+            _mm256_sub_ps(zb, _mm256_mul_ps(dz, sb)),
+        ];
+        scatter8(pos, &lo.a, &hi.a, a);
+        scatter8(pos, &lo.b, &hi.b, b);
+    }
+
+    /// The AVX2 kernel: eight links at a time where the plan has eight, else as SSE2 (VEX
+    /// encoded here).
+    ///
+    /// # Safety
+    /// The CPU has AVX2; every link index is below `pos.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn relax_avx2(pos: &mut [P4], list: &LinkList, stiffness: f32) {
+        let k4 = _mm_set1_ps(stiffness);
+        let k8 = _mm256_set1_ps(stiffness);
+        let (mut singles, mut packs) = (list.singles.iter(), list.packs.iter());
+        for op in &list.plan {
+            match op {
+                Op::One => {
+                    if let Some(l) = singles.next() {
+                        project(pos, l, stiffness);
+                    }
+                }
+                Op::Four => {
+                    if let Some(g) = packs.next() {
+                        group4(pos.as_mut_ptr(), g, k4);
+                    }
+                }
+                Op::Eight => {
+                    if let (Some(lo), Some(hi)) = (packs.next(), packs.next()) {
+                        group8(pos.as_mut_ptr(), lo, hi, k8);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proj(wa: f32, wb: f32) -> Proj {
+        Proj {
+            a: 0,
+            b: 1,
+            rest: 1.0,
+            wa,
+            wb,
+        }
+    }
+
+    /// `list` relaxed once on `pos` by every kernel this CPU runs; they must agree bit for bit.
+    fn relax_all(pos: &mut [Vec3], list: &LinkList, stiffness: f32) {
+        let mut results = Kernel::ALL
+            .into_iter()
+            .filter(|k| k.is_available())
+            .map(|k| {
+                let mut padded = vec![P4::default(); pos.len()];
+                pad(pos, &mut padded);
+                relax(&mut padded, list, stiffness, k);
+                let mut out = pos.to_vec();
+                unpad(&padded, &mut out);
+                (k, out)
+            });
+        let (_, first) = results.next().unwrap();
+        for (k, other) in results {
+            let bits = |v: &[Vec3]| -> Vec<[u32; 3]> {
+                v.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
+            };
+            assert_eq!(
+                bits(&first),
+                bits(&other),
+                "{} differs from scalar",
+                k.name()
+            );
+        }
+        pos.copy_from_slice(&first);
+    }
+
+    fn scattered(n: usize) -> Vec<Vec3> {
+        (0..n)
+            .map(|i| {
+                Vec3::new(
+                    (i as f32 * 0.37).sin(),
+                    i as f32 * 0.05,
+                    (i as f32).cos() * 0.1,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn grouped_projection_equals_one_at_a_time() {
+        // Sixteen independent links (two groups of eight, four of four, one zero length) and
+        // the same projected singly.
+        let links: Vec<Proj> = (0..16)
+            .map(|k| Proj {
+                a: 2 * k,
+                b: 2 * k + 1,
+                rest: 0.1 + 0.01 * k as f32,
+                wa: 0.3,
+                wb: 0.7,
+            })
+            .collect();
+        let mut start = scattered(32);
+        start[11] = start[10];
+        let grouped = LinkList::new(links.clone());
+        assert_eq!(grouped.plan, vec![Op::Eight, Op::Eight]);
+        let one_at_a_time = |links: &[Proj]| {
+            let mut b = vec![P4::default(); 32];
+            pad(&start, &mut b);
+            for l in links {
+                project(&mut b, l, 0.8);
+            }
+            let mut out = start.clone();
+            unpad(&b, &mut out);
+            out
+        };
+        let mut a = start.clone();
+        relax_all(&mut a, &grouped, 0.8);
+        assert_eq!(a, one_at_a_time(&links));
+        // Links sharing a particle are never in one group; the plan takes the first on its
+        // own and groups again from the next.
+        let mut shared = links.clone();
+        shared[3].a = 0;
+        use Op::*;
+        let list = LinkList::new(shared.clone());
+        assert_eq!(list.plan, vec![One, Eight, Four, One, One, One]);
+        let mut a = start.clone();
+        relax_all(&mut a, &list, 0.8);
+        assert_eq!(a, one_at_a_time(&shared));
+        // Two groups of four that share a particle between them are not a group of eight.
+        let mut across = links.clone();
+        across[5].b = 0;
+        assert_eq!(LinkList::new(across).plan, vec![Four, Eight, Four]);
+    }
+
+    #[test]
+    fn stiffness_one_solves_a_link_in_one_projection_and_half_halves_it() {
+        // Two particles 2 m apart, rest 1 m, equal mass.
+        let list = LinkList::new(vec![proj(0.5, 0.5)]);
+        let mut pos = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)];
+        relax_all(&mut pos, &list, 1.0);
+        assert_eq!(pos, [Vec3::new(0.5, 0.0, 0.0), Vec3::new(1.5, 0.0, 0.0)]);
+        let mut pos = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)];
+        relax_all(&mut pos, &list, 0.5);
+        // Half the 1 m error removed, shared equally.
+        assert_eq!(pos, [Vec3::new(0.25, 0.0, 0.0), Vec3::new(1.75, 0.0, 0.0)]);
+        let mut pos = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)];
+        relax_all(&mut pos, &list, 0.0);
+        assert_eq!(pos[1].x, 2.0);
+    }
+
+    #[test]
+    fn projection_is_weighted_by_inverse_mass() {
+        // `a` pinned (weight 0): only `b` moves.
+        let mut pos = [Vec3::ZERO, Vec3::new(0.0, -1.5, 0.0)];
+        relax_all(&mut pos, &LinkList::new(vec![proj(0.0, 1.0)]), 1.0);
+        assert_eq!(pos, [Vec3::ZERO, Vec3::new(0.0, -1.0, 0.0)]);
+        // `a` twice as heavy: it takes a third of the correction.
+        let mut pos = [Vec3::ZERO, Vec3::new(0.0, -1.3, 0.0)];
+        relax_all(
+            &mut pos,
+            &LinkList::new(vec![proj(1.0 / 3.0, 2.0 / 3.0)]),
+            1.0,
+        );
+        assert!((pos[0].y - -0.1).abs() < 1e-6, "{:?}", pos);
+        assert!((pos[1].y - -1.1).abs() < 1e-6, "{:?}", pos);
+    }
+}
