@@ -123,7 +123,6 @@ fn every_kernel_gives_the_same_positions_on_the_jacket() {
     for file in ["presets/tweed.json", "presets/down_jacket.json"] {
         let preset = Preset::load(file).unwrap();
         let mut scene = Scene::new(character.clone(), &preset, "dodge").unwrap();
-        scene.set_skin_body(false);
         // The pose the scene put its cloth at rest on, then every step's.
         let mut inputs = Vec::new();
         for step in 0..=150 {
