@@ -358,8 +358,10 @@ fabric_params! {
         "Above 1 the freedom stays small down the chest and opens up near the hem; below 1 the whole jacket loosens early.";
     // The hood's knobs sit before the collision margin only so that a preset file gains them
     // as added lines; the panel and the tables list them in their own group, last.
-    /// Fraction of the hood pendulum's velocity removed each solver step. A preset file without
-    /// this field takes its `damping` (the hood used the cloth's damping before it had its own).
+    /// Fraction of the hood pendulum's velocity removed each solver step (`contact_damping`
+    /// instead after a step in which the hood touched the head or shoulders). A preset file
+    /// without this field takes its `damping` (the hood used the cloth's damping before it had
+    /// its own).
     hood_damping: f32 = 0.02, Float, 0, 1, "per step", Hood, "Hood damping",
         "Only affects the hooded jacket's hood. Low: the hood keeps swinging after a stop, a turn or a jump. High: it settles at once, like a heavy or padded hood.";
     /// Fraction of the way the hood pendulum is pulled toward its rest pose (hanging on the
