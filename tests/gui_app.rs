@@ -258,3 +258,25 @@ fn view_quality_is_picked_in_the_view_menu_and_automatic_says_what_it_chose() {
     h.run();
     assert_eq!(h.state().quality(), Quality::Balanced);
 }
+
+#[test]
+fn the_hood_knobs_sit_in_their_own_group_say_what_they_affect_and_undo() {
+    let mut h = harness();
+    assert!(h.query_by_label("Hood").is_some(), "no Hood group");
+    for name in ["hood_damping", "hood_stiffness", "hood_swing_limit_deg"] {
+        let spec = FabricParams::spec(name).unwrap();
+        assert_eq!(spec.group, cloth_tuner::sim::ParamGroup::Hood, "{name}");
+        // Shown for every garment, so the tooltip says it only moves the hood.
+        assert!(spec
+            .tooltip
+            .starts_with("Only affects the hooded jacket's hood"));
+    }
+    let before = h.state().params().hood_swing_limit_deg;
+    h.get_by_role_and_label(Role::Slider, "Hood swing limit")
+        .set_value_accesskit(45.0);
+    h.run();
+    assert_eq!(h.state().scene().params().hood_swing_limit_deg, 45.0);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(h.state().scene().params().hood_swing_limit_deg, before);
+}

@@ -196,16 +196,26 @@ fn the_hood_swings_the_same_with_substeps_as_at_their_rate() {
         path
     };
     let (a, b) = (swing(&preset, 360), swing(&at_120, 720));
-    let apart = a
-        .iter()
-        .zip(&b)
-        .map(|(x, y)| x.distance(*y))
-        .fold(0f32, f32::max);
-    // The origin is interpolated between the engine's steps, so not bit for bit: within
-    // 2.5 cm over a sprint and stop (2.1 cm here; one pendulum step per fixed step: 4.4 cm).
+    let apart = |from: usize| {
+        a.iter()
+            .zip(&b)
+            .skip(from)
+            .map(|(x, y)| x.distance(*y))
+            .fold(0f32, f32::max)
+    };
+    // The origin and the colliders are interpolated between the engine's steps, so not bit
+    // for bit. Without collisions the two parted by 2.1 cm at most over a sprint and stop (one
+    // pendulum step per fixed step: 4.4 cm). Since the hood keeps out of the back and the
+    // shoulders it bumps along them in the stop, where a small difference changes which point
+    // touches first, and the two part by up to 11.4 cm there; they come to rest together.
+    let (whole, settled) = (apart(0), apart(90));
     assert!(
-        apart < 0.025,
-        "the hood parts from the 120 Hz one by {apart} m"
+        whole < 0.15,
+        "the hood parts from the 120 Hz one by {whole} m"
+    );
+    assert!(
+        settled < 0.005,
+        "after 3 s the hood is still {settled} m from the 120 Hz one (whole run {whole} m)"
     );
 }
 

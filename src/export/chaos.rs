@@ -61,6 +61,11 @@ pub(super) const LOST: &[Lost] = &[
         substitute: "the physics asset's spheres and capsules (sphyls)",
         differs: "the body is rounder where our ellipsoids were flat (chest, back)",
     },
+    Lost {
+        knob: "hood",
+        substitute: "an AnimDynamics node (angular limits) or a physics-asset body on the hood bone, set up by hand",
+        differs: "the hood's pendulum (`hood_damping`, `hood_stiffness`, `hood_swing_limit_deg`) and its collisions with the head and shoulders are not exported: without it the hood stays rigid on the neck",
+    },
 ];
 
 /// Maps the fabric onto Chaos's configs.

@@ -56,6 +56,11 @@ pub(super) const LOST: &[Lost] = &[
         substitute: "the character's rigid bodies (capsules, spheres or convex hulls)",
         differs: "the body is rounder where our ellipsoids were flat (chest, back)",
     },
+    Lost {
+        knob: "hood",
+        substitute: "a rigid body on a swing-twist constraint at the hood bone, set up by hand",
+        differs: "the hood's pendulum (`hood_damping`, `hood_stiffness`, `hood_swing_limit_deg`) and its collisions with the head and shoulders are not exported: without it the hood stays rigid on the neck",
+    },
 ];
 
 /// Maps the fabric onto Jolt's settings.

@@ -79,6 +79,11 @@ pub(super) const LOST: &[Lost] = &[
         substitute: "Magica's sphere, capsule and plane colliders",
         differs: "the body is rounder where our ellipsoids were flat (chest, back)",
     },
+    Lost {
+        knob: "hood",
+        substitute: "a BoneCloth on the hood bone, set up by hand",
+        differs: "the hood's pendulum (`hood_damping`, `hood_stiffness`, `hood_swing_limit_deg`) and its collisions with the head and shoulders are not exported: without it the hood stays rigid on the neck",
+    },
 ];
 
 /// Maps the fabric onto a Magica Cloth 2 preset.

@@ -62,6 +62,11 @@ pub(super) const LOST: &[Lost] = &[
         substitute: "spheres and capsules (`setSpheres`, `setCapsules`)",
         differs: "the body is rounder where our ellipsoids were flat (chest, back)",
     },
+    Lost {
+        knob: "hood",
+        substitute: "none: NvCloth simulates the cloth only; the game drives the hood bone",
+        differs: "the hood's pendulum (`hood_damping`, `hood_stiffness`, `hood_swing_limit_deg`) and its collisions with the head and shoulders are not exported: without it the hood stays rigid on the neck",
+    },
 ];
 
 /// Maps the fabric onto NvCloth's setters.

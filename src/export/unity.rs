@@ -60,6 +60,11 @@ pub(super) const LOST: &[Lost] = &[
         substitute: "Unity's sphere and capsule colliders (`sphereColliders`, `capsuleColliders`)",
         differs: "the body is rounder where our ellipsoids were flat (chest, back); the jacket rides a little further out",
     },
+    Lost {
+        knob: "hood",
+        substitute: "a `CharacterJoint` (swing limits) or a spring-bone script on the hood bone, set up by hand; the Cloth component drives no bones",
+        differs: "the hood's pendulum (`hood_damping`, `hood_stiffness`, `hood_swing_limit_deg`) and its collisions with the head and shoulders are not exported: without a joint the hood stays rigid on the neck",
+    },
 ];
 
 /// Maps the fabric onto the Cloth component.

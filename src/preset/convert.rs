@@ -12,9 +12,11 @@
 //!   the engine's steps. Otherwise `substeps = round(solver rate / new rate)` (at least 1, at
 //!   most 8: the solver rate nearest the old one) and the knobs below are rewritten from the
 //!   old solver rate `h` to the new one `h'` (the new rate x substeps).
-//! - **Damping** (`damping`, `contact_damping`, `edge_damping`): Verlet keeps `1 - d` of the
-//!   velocity each step, so `(1 - d)^h` of it per second at `h` steps per second. At the new
-//!   rate `h'` the same per-second loss needs `d' = 1 - (1 - d)^(h / h')`.
+//! - **Damping** (`damping`, `contact_damping`, `edge_damping`, `hood_damping`): Verlet keeps
+//!   `1 - d` of the velocity each step, so `(1 - d)^h` of it per second at `h` steps per second.
+//!   At the new rate `h'` the same per-second loss needs `d' = 1 - (1 - d)^(h / h')`.
+//!   `hood_stiffness` leaves `1 - k` of the hood's offset from its rest pose each step and
+//!   converts the same way.
 //! - **Relaxation** (`iterations`, `stretch_stiffness`, `shear_bend_stiffness`): a pass with
 //!   stiffness `k` removes `k` of a link's error, so `n` passes per step at `h` steps per second
 //!   leave `(1 - k)^(n h)` of it per second. The new pass count keeps passes per second:
@@ -53,11 +55,13 @@ use super::Preset;
 use crate::sim::{FabricParams, ParamError};
 
 /// The knobs whose meaning depends on the time step, with how they convert.
-pub const TIMESTEP_DEPENDENT: [&str; 7] = [
+pub const TIMESTEP_DEPENDENT: [&str; 9] = [
     "substeps",
     "damping",
     "contact_damping",
     "edge_damping",
+    "hood_damping",
+    "hood_stiffness",
     "iterations",
     "stretch_stiffness",
     "shear_bend_stiffness",
@@ -120,6 +124,10 @@ pub fn convert_params(params: &FabricParams, to_hz: f32) -> Result<Conversion, C
         out.damping = convert_damping(params.damping, ratio);
         out.contact_damping = convert_damping(params.contact_damping, ratio);
         out.edge_damping = convert_damping(params.edge_damping, ratio);
+        out.hood_damping = convert_damping(params.hood_damping, ratio);
+        // The pull toward the hood's rest pose leaves `1 - k` of its offset each step, as
+        // damping leaves `1 - d` of the velocity: the same conversion.
+        out.hood_stiffness = convert_damping(params.hood_stiffness, ratio);
         let n = params.iterations;
         if n > 0 {
             let n_new = (n as f64 * ratio).round().clamp(1.0, max_iterations()) as u32;

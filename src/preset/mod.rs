@@ -339,7 +339,8 @@ impl Preset {
                     message: e.message,
                 })?;
             let locate = |field: &str| locate_path(text, &migrate::source_path(from, field));
-            let preset: Preset = serde_path_to_error::deserialize(migrated).map_err(|e| {
+            let had_hood_damping = has_param(&migrated, "hood_damping");
+            let mut preset: Preset = serde_path_to_error::deserialize(migrated).map_err(|e| {
                 let field = e.path().to_string();
                 PresetError::Field {
                     path: p(),
@@ -351,11 +352,14 @@ impl Preset {
                     field,
                 }
             })?;
+            if !had_hood_damping {
+                preset.params.hood_damping = preset.params.damping;
+            }
             preset.check_ranges(path, locate)?;
             return Ok((preset, from));
         }
         let de = &mut serde_json::Deserializer::from_str(text);
-        let preset: Preset = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut preset: Preset = serde_path_to_error::deserialize(de).map_err(|e| {
             let field = e.path().to_string();
             let inner = e.into_inner();
             PresetError::Field {
@@ -368,6 +372,11 @@ impl Preset {
                 message: strip_position(&inner.to_string()),
             }
         })?;
+        // Before the hood had its own damping it used the cloth's: a file without the knob
+        // keeps that (migrate.rs, "Knobs added within version 2").
+        if !has_param(&value, "hood_damping") {
+            preset.params.hood_damping = preset.params.damping;
+        }
         if preset.version != VERSION {
             return Err(PresetError::Field {
                 path: p(),
@@ -458,6 +467,11 @@ impl Preset {
         }
         Ok(write_atomic(path, self.to_json().as_bytes())?)
     }
+}
+
+/// True when the document's `params` holds the field `name`.
+fn has_param(doc: &serde_json::Value, name: &str) -> bool {
+    doc.get("params").and_then(|p| p.get(name)).is_some()
 }
 
 /// The file's text, or an error naming it.

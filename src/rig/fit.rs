@@ -58,7 +58,10 @@ fn limb_end(role: Role) -> Option<Role> {
 }
 
 fn is_limb(role: Role) -> bool {
-    !matches!(role, Role::Pelvis | Role::Spine | Role::Chest)
+    !matches!(
+        role,
+        Role::Pelvis | Role::Spine | Role::Chest | Role::Neck | Role::Head
+    )
 }
 
 /// Fits the ellipsoids of every role in [`FITTED`] (a role with too few vertices gets none).
@@ -73,25 +76,77 @@ pub(crate) fn fit_ellipsoids(
         .rest_pose()
         .compute_model_frames(skeleton, &mut model);
     let owner = vertex_roles(skeleton, mesh, roles);
+    let fit = Fitting {
+        skeleton,
+        mesh,
+        roles,
+        model: &model,
+        owner: &owner,
+    };
     let mut out = Vec::new();
     for (role, name) in FITTED {
-        let bone = match roles.get(role) {
-            Some(b) => b,
-            None => continue,
+        fit.role(role, name, settings.scale(role), &mut out);
+    }
+    out
+}
+
+/// The head's and the neck's ellipsoids, fitted to the skin as the torso's are (along the
+/// character's axes, shrunk until no skin vertex is inside). The jacket never collides with
+/// them, so characters bring none; the hood keeps out of them.
+pub(crate) fn fit_head_and_neck(
+    skeleton: &Skeleton,
+    mesh: &SkinnedMesh,
+    roles: &Roles,
+) -> Vec<Ellipsoid> {
+    let mut model = Vec::new();
+    skeleton
+        .rest_pose()
+        .compute_model_frames(skeleton, &mut model);
+    let owner = vertex_roles(skeleton, mesh, roles);
+    let fit = Fitting {
+        skeleton,
+        mesh,
+        roles,
+        model: &model,
+        owner: &owner,
+    };
+    let mut out = Vec::new();
+    for (role, name) in [(Role::Head, "head"), (Role::Neck, "neck")] {
+        fit.role(role, name, 1.0, &mut out);
+    }
+    out
+}
+
+/// What fitting any role reads: the body at rest and which role each skin vertex belongs to.
+struct Fitting<'a> {
+    skeleton: &'a Skeleton,
+    mesh: &'a SkinnedMesh,
+    roles: &'a Roles,
+    model: &'a [Frame],
+    owner: &'a [Option<Role>],
+}
+
+impl Fitting<'_> {
+    /// Appends the ellipsoid (or the two halves of a long limb) of `role`, named `name`, its
+    /// radii times `scale`; nothing for a role the character lacks or with too few vertices.
+    fn role(&self, role: Role, name: &str, scale: f32, out: &mut Vec<Ellipsoid>) {
+        let Some(bone) = self.roles.get(role) else {
+            return;
         };
+        let mesh = self.mesh;
         let points: Vec<Vec3> = mesh
             .positions
             .iter()
-            .zip(&owner)
+            .zip(self.owner)
             .filter(|(_, o)| **o == Some(role))
             .map(|(p, _)| *p)
             .collect();
         let pieces = if is_limb(role) {
-            limb_pieces(role, bone, skeleton, &model, roles, &points)
+            limb_pieces(role, bone, self.skeleton, self.model, self.roles, &points)
         } else {
             vec![(
                 Quat::IDENTITY,
-                torso_section(points, &mesh.positions, &owner),
+                torso_section(points, &mesh.positions, self.owner),
             )]
         };
         let split = pieces.len() > 1;
@@ -104,17 +159,16 @@ pub(crate) fn fit_ellipsoids(
                 (true, 0) => "_upper",
                 (true, _) => "_lower",
             };
-            let frame = model[bone];
+            let frame = self.model[bone];
             out.push(Ellipsoid {
                 name: format!("{name}{suffix}"),
                 bone,
                 centre: frame.inverse().transform_point(centre),
                 rotation: (frame.rotation.inverse() * axes).normalize(),
-                radii: radii * settings.scale(role),
+                radii: radii * scale,
             });
         }
     }
-    out
 }
 
 /// The skin a torso role's ellipsoid is fitted to: its own and the thighs' skin at the same

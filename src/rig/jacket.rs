@@ -172,6 +172,11 @@ type Binding = [(u16, f32); 4];
 /// Drivers after the character's bones: two shoulder pads, two side bones, the hood.
 const EXTRA_DRIVERS: usize = 5;
 
+/// The hood's outer layer: rings from the face opening to the bottom of the bowl, and vertices
+/// around each ring (one more closes it).
+const HOOD_RINGS: usize = 14;
+const HOOD_AROUND: usize = 32;
+
 /// Per-frame matrices of the jacket rig. Sized once by [`JacketRig::new_frame`].
 #[derive(Clone, Debug, Default)]
 pub struct JacketFrame {
@@ -204,6 +209,8 @@ pub struct RenderMesh {
     pub indices: Vec<u32>,
     /// Per vertex: indices into [`JacketFrame::render_skin`] and weights.
     binding: Vec<Binding>,
+    /// The hood's vertices (empty without a hood), every one skinned rigidly to the hood bone.
+    pub hood: std::ops::Range<usize>,
 }
 
 impl RenderMesh {
@@ -239,6 +246,9 @@ pub struct JacketRig {
     pub hood_rest: Mat4,
     /// The pendulum's rest end point.
     pub hood_pendulum_rest: Vec3,
+    /// Points on the hood's outer surface in the hood bone's space (empty without a hood):
+    /// what the hood keeps out of the head, neck and shoulders.
+    pub hood_points: Vec<Vec3>,
     /// The high-resolution jacket (and hood, when hooded).
     pub render: RenderMesh,
 }
@@ -338,6 +348,7 @@ impl JacketRig {
             bone_inverse_rest: Vec::new(),
             hood_rest,
             hood_pendulum_rest,
+            hood_points: Vec::new(),
             render: RenderMesh::default(),
         };
         rig.particle_binding = (0..rig.topology.len())
@@ -357,6 +368,7 @@ impl JacketRig {
         );
         rig.bone_inverse_rest = rest_bones.iter().map(|m| m.inverse()).collect();
         rig.render = build_render_mesh(&rig, &rings);
+        rig.hood_points = hood_points(&rig);
         Ok(rig)
     }
 
@@ -1275,7 +1287,8 @@ fn build_hood(rig: &JacketRig, m: &mut RenderMesh, hood_driver: u16) {
     let out = across.cross(down).normalize();
     let (width, depth, length) = (0.125 * k, 0.05 * k, 0.2 * k);
     let thickness = 0.012 * k;
-    let (nt, np) = (14usize, 32usize);
+    let (nt, np) = (HOOD_RINGS, HOOD_AROUND);
+    let start = m.positions.len();
     let binding: Binding = [(hood_driver, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)];
     // The pendulum hangs straight down once the clip runs (it starts tilted back, its rest
     // position): the hood is shaped for that hanging bone and carried into the rest bone's
@@ -1351,6 +1364,27 @@ fn build_hood(rig: &JacketRig, m: &mut RenderMesh, hood_driver: u16) {
         m.indices.extend_from_slice(&[o, k, o + 1, o + 1, k, k + 1]);
         m.indices.extend_from_slice(&[k, n, k + 1, k + 1, n, n + 1]);
     }
+    m.hood = start..m.positions.len();
+}
+
+/// A sample of the hood's outer layer (every second ring from the face opening to the bottom
+/// of the bowl, every second vertex around), in the hood bone's space: enough to find where
+/// the hood meets the head or a shoulder to within a few centimetres, few enough to test every
+/// step. The vertices are skinned rigidly to the hood bone, whose rest matrix is `hood_rest`.
+fn hood_points(rig: &JacketRig) -> Vec<Vec3> {
+    let to_bone = rig.hood_rest.inverse();
+    let outer = &rig.render.positions[rig.render.hood.clone()];
+    let mut out = Vec::new();
+    for j in (0..=HOOD_RINGS).step_by(2) {
+        // The bottom ring is one point.
+        let step = if j == HOOD_RINGS { HOOD_AROUND } else { 2 };
+        for i in (0..HOOD_AROUND).step_by(step) {
+            if let Some(p) = outer.get(j * (HOOD_AROUND + 1) + i) {
+                out.push(to_bone.transform_point3(*p));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ mod clip;
 pub mod drift;
 mod ellipsoid;
 mod fit;
+mod hood;
 pub mod import;
 pub mod jacket;
 mod mesh;

@@ -7,7 +7,9 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 
-use super::jacket::{bone_from_axes, JacketError, JacketFrame, JacketLayout, JacketRig};
+use super::ellipsoid::Ellipsoid;
+use super::hood::{swing_deg, HoodInput, Pendulum, MAX_COLLIDERS};
+use super::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
 use super::{skin, Character, Pose, Role};
 use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
@@ -77,18 +79,6 @@ pub struct FrameStats {
     pub resets: u64,
 }
 
-/// The hood's pendulum: one Verlet particle hanging behind the head.
-#[derive(Clone, Copy, Debug)]
-struct Pendulum {
-    pos: Vec3,
-    prev: Vec3,
-    length: f32,
-    /// The hood bone's origin in the neck bone's space.
-    origin_local: Vec3,
-    /// The origin (character space) at the last step, to move it across substeps.
-    last_origin: Vec3,
-}
-
 /// The character in the jacket, playing a clip, one fixed step at a time.
 pub struct Scene {
     character: Arc<Character>,
@@ -119,6 +109,12 @@ pub struct Scene {
     /// Where the clip's root motion is placed in the world ([`Scene::teleport`]).
     placement: Frame,
     pendulum: Pendulum,
+    /// What the hood keeps out of: the head and neck (fitted to the skin) and the shoulders
+    /// (the chest's and the upper arms' upper ellipsoids), bound to their bones.
+    hood_ellipsoids: Vec<Ellipsoid>,
+    /// Those, posed for this step and for the last (the hood blends them across substeps).
+    hood_colliders: Vec<Collider>,
+    last_hood_colliders: Vec<Collider>,
     neck: usize,
     /// The pelvis bone: references leave the legs outward from its vertical axis.
     pelvis: usize,
@@ -161,14 +157,8 @@ impl Scene {
             .skeleton
             .rest_pose()
             .compute_model(&character.skeleton, &mut model);
-        let hood_origin = rig.hood_rest.w_axis.truncate();
-        let pendulum = Pendulum {
-            pos: rig.hood_pendulum_rest,
-            prev: rig.hood_pendulum_rest,
-            length: hood_origin.distance(rig.hood_pendulum_rest),
-            origin_local: model[neck].inverse().transform_point3(hood_origin),
-            last_origin: hood_origin,
-        };
+        let pendulum = new_pendulum(&rig, model[neck]);
+        let hood_ellipsoids = hood_ellipsoids(&character);
         let links = |kind: ConstraintKind| {
             rig.topology
                 .links
@@ -217,6 +207,9 @@ impl Scene {
             last_root: Frame::IDENTITY,
             placement: Frame::IDENTITY,
             pendulum,
+            hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
+            last_hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
+            hood_ellipsoids,
             neck,
             pelvis,
             drag: None,
@@ -272,6 +265,12 @@ impl Scene {
         }
         let hooded = garment == Garment::HoodedJacket;
         if let Ok(rig) = JacketRig::new(&self.character, &self.layout, hooded) {
+            let mut rest_model = Vec::new();
+            self.character
+                .skeleton
+                .rest_pose()
+                .compute_model(&self.character.skeleton, &mut rest_model);
+            self.pendulum = new_pendulum(&rig, rest_model[self.neck]);
             self.frame = rig.new_frame();
             self.rig = rig;
             self.garment = garment;
@@ -312,10 +311,19 @@ impl Scene {
         // The hood starts where it comes to rest: hanging straight down behind the head (from
         // its modelled pose it would first swing down for half a second).
         let hood_origin = self.hood_origin();
-        self.pendulum.pos = hood_origin + Vec3::NEG_Y * self.pendulum.length;
-        self.pendulum.prev = self.pendulum.pos;
+        let hanging = hood_origin + Vec3::NEG_Y * self.pendulum.length;
         // The hood's first step, too, moves from this pose.
+        self.last_hood_colliders.clone_from(&self.hood_colliders);
+        let input = self.hood_input(hood_origin);
+        // Out of the head and shoulders from the first frame (a clip may start bowed).
+        let start = self
+            .pendulum
+            .clear(hood_origin, hanging, &input, &self.hood_colliders);
+        self.pendulum.pos = start;
+        self.pendulum.prev = start;
         self.pendulum.last_origin = hood_origin;
+        self.pendulum.last_rest = self.hood_rest_dir();
+        self.pendulum.touched = start != hanging;
         self.last_root = self.root;
         let hood = self.hood_matrix();
         self.rig.set_hood(hood, &mut self.frame);
@@ -458,6 +466,23 @@ impl Scene {
         self.pendulum.pos
     }
 
+    /// The hood bone (character space): x toward the pendulum's end. The hood's vertices
+    /// ([`super::jacket::RenderMesh::hood`]) and [`JacketRig::hood_points`] ride on it.
+    pub fn hood_bone(&self) -> Mat4 {
+        self.hood_matrix()
+    }
+
+    /// What the hood keeps out of this step (head, neck, shoulders), character space.
+    pub fn hood_colliders(&self) -> &[Collider] {
+        &self.hood_colliders
+    }
+
+    /// The hood pendulum's angle from its rest pose (hanging on the back, carried by the
+    /// neck), degrees: what [`FabricParams::hood_swing_limit_deg`] caps.
+    pub fn hood_swing_deg(&self) -> f32 {
+        swing_deg(self.hood_origin(), self.pendulum.pos, self.hood_rest_dir())
+    }
+
     /// What the last step looked like.
     pub fn frame_stats(&self) -> FrameStats {
         self.stats
@@ -470,6 +495,28 @@ impl Scene {
 
     fn hood_origin(&self) -> Vec3 {
         self.model[self.neck].transform_point3(self.pendulum.origin_local)
+    }
+
+    /// The hood's rest direction this step: its hanging direction at rest, turned with the neck.
+    fn hood_rest_dir(&self) -> Vec3 {
+        self.model[self.neck]
+            .transform_vector3(self.pendulum.rest_local)
+            .normalize_or(Vec3::NEG_Y)
+    }
+
+    /// The pendulum's inputs for this step's pose.
+    fn hood_input(&self, origin: Vec3) -> HoodInput<'_> {
+        let p = self.cloth.params();
+        HoodInput {
+            origin,
+            rest_dir: self.hood_rest_dir(),
+            gravity: self.root.rotation.inverse() * Vec3::new(0.0, -p.gravity, 0.0),
+            across: self.model[self.neck].x_axis.truncate(),
+            colliders: &self.hood_colliders,
+            last_colliders: &self.last_hood_colliders,
+            points: &self.rig.hood_points,
+            margin: p.collision_margin,
+        }
     }
 
     /// Samples the clip at `t` and solves everything that depends only on the pose.
@@ -491,6 +538,16 @@ impl Scene {
         for &i in &self.body_ellipsoids {
             let p = self.character.ellipsoids[i].posed(&self.model);
             self.colliders.push(Collider::Ellipsoid {
+                center: p.centre,
+                rotation: p.rotation,
+                radii: p.radii,
+            });
+        }
+        std::mem::swap(&mut self.hood_colliders, &mut self.last_hood_colliders);
+        self.hood_colliders.clear();
+        for e in self.hood_ellipsoids.iter().take(MAX_COLLIDERS) {
+            let p = e.posed(&self.model);
+            self.hood_colliders.push(Collider::Ellipsoid {
                 center: p.centre,
                 rotation: p.rotation,
                 radii: p.radii,
@@ -567,43 +624,25 @@ impl Scene {
     fn hood_matrix(&self) -> Mat4 {
         let origin = self.hood_origin();
         let chest_x = self.model[self.neck].x_axis.truncate();
-        bone_from_axes(origin, self.pendulum.pos - origin, chest_x)
+        Pendulum::bone(origin, self.pendulum.pos, chest_x)
     }
 
-    /// The hood's pendulum: Verlet in character space with the cloth's damping and world
-    /// motion (its fraction and its cuts, [`WorldMotion`]), then held at its length from the
-    /// hood bone's origin.
+    /// The hood's pendulum ([`Pendulum::step`]) after the character's world motion since the
+    /// last step (the cloth's fraction and its cuts, [`WorldMotion`]), then its bone.
     fn step_pendulum(&mut self) {
         let p = self.cloth.params();
-        let pd = &mut self.pendulum;
         // The cloth's world-motion rule: a cut adds no motion.
         let motion = WorldMotion::between(&self.last_root, &self.root);
         if !motion.is_cut() {
             if let Some(m) = motion.fraction(p.world_motion_fraction) {
-                carry(&m, &mut pd.pos, &mut pd.prev);
+                carry(&m, &mut self.pendulum.pos, &mut self.pendulum.prev);
             }
         }
-        let gravity = self.root.rotation.inverse() * Vec3::new(0.0, -p.gravity, 0.0);
-        let origin = self.model[self.neck].transform_point3(pd.origin_local);
-        // As many solver steps as the cloth takes, so `damping` (per solver step) means the
-        // same for the hood as for the jacket, with the origin moving across them as the
-        // cloth's reference points do.
-        let n = p.substeps.max(1);
-        let h = p.solver_dt();
-        let from = std::mem::replace(&mut pd.last_origin, origin);
-        for k in 1..=n {
-            let origin = from.lerp(origin, k as f32 / n as f32);
-            let v = pd.pos - pd.prev;
-            pd.prev = pd.pos;
-            pd.pos += v * (1.0 - p.damping) + gravity * h * h;
-            let d = pd.pos - origin;
-            let len = d.length();
-            pd.pos = if len > 1e-6 && len.is_finite() {
-                origin + d * (pd.length / len)
-            } else {
-                origin + Vec3::new(0.0, -pd.length, 0.0)
-            };
-        }
+        let origin = self.hood_origin();
+        let input = self.hood_input(origin);
+        let mut pendulum = self.pendulum;
+        pendulum.step(self.cloth.params(), &input);
+        self.pendulum = pendulum;
         let hood = self.hood_matrix();
         self.rig.set_hood(hood, &mut self.frame);
     }
@@ -690,6 +729,48 @@ impl Scene {
             resets: self.cloth.stats().resets,
         };
     }
+}
+
+/// The hood's pendulum at rest on `rig`, `neck` the neck bone at rest (character space).
+fn new_pendulum(rig: &JacketRig, neck: Mat4) -> Pendulum {
+    let origin = rig.hood_rest.w_axis.truncate();
+    let to_neck = neck.inverse();
+    Pendulum {
+        pos: rig.hood_pendulum_rest,
+        prev: rig.hood_pendulum_rest,
+        length: origin.distance(rig.hood_pendulum_rest),
+        origin_local: to_neck.transform_point3(origin),
+        rest_local: to_neck.transform_vector3(Vec3::NEG_Y),
+        last_origin: origin,
+        last_rest: Vec3::NEG_Y,
+        touched: false,
+        reach: rig
+            .hood_points
+            .iter()
+            .map(|p| p.length())
+            .fold(0.0, f32::max),
+    }
+}
+
+/// What the hood keeps out of: the character's own `head` and `neck` ellipsoids where it has
+/// them, else ones fitted to its skin, and the shoulders: the `chest` (the upper back and the
+/// tops of the shoulders) and the upper arms' upper (or only) ellipsoids. The jacket collides
+/// with none of the head, neck or upper arms (see [`Scene::with_layout`]).
+fn hood_ellipsoids(character: &Character) -> Vec<Ellipsoid> {
+    let own = |name: &str| character.ellipsoid(name).cloned();
+    let mut out: Vec<Ellipsoid> = match (own("head"), own("neck")) {
+        (Some(head), Some(neck)) => vec![head, neck],
+        _ => super::fit::fit_head_and_neck(&character.skeleton, &character.mesh, &character.roles),
+    };
+    let shoulders = [
+        "chest",
+        "upperarm_l_upper",
+        "upperarm_r_upper",
+        "upperarm_l",
+        "upperarm_r",
+    ];
+    out.extend(shoulders.iter().filter_map(|n| own(n)));
+    out
 }
 
 /// The index of the clip called `name`, or an error listing the clips there are.

@@ -23,11 +23,14 @@ pub enum ParamGroup {
     MaxDistance,
     /// The gap kept to the colliders.
     Collision,
+    /// The hooded jacket's hood pendulum: its damping, its pull toward the rest pose, its
+    /// swing limit.
+    Hood,
 }
 
 impl ParamGroup {
     /// Every group, in display order.
-    pub const ALL: [ParamGroup; 8] = [
+    pub const ALL: [ParamGroup; 9] = [
         ParamGroup::Solver,
         ParamGroup::Damping,
         ParamGroup::Stiffness,
@@ -36,6 +39,7 @@ impl ParamGroup {
         ParamGroup::WorldMotion,
         ParamGroup::MaxDistance,
         ParamGroup::Collision,
+        ParamGroup::Hood,
     ];
 
     /// The heading shown above the group.
@@ -49,6 +53,7 @@ impl ParamGroup {
             ParamGroup::WorldMotion => "World motion",
             ParamGroup::MaxDistance => "Max distance",
             ParamGroup::Collision => "Collision",
+            ParamGroup::Hood => "Hood",
         }
     }
 }
@@ -353,9 +358,25 @@ fabric_params! {
     /// the row's fraction of the way down.
     max_distance_exponent: f32 = 1.5, Float, 0.25, 4, "", MaxDistance, "Max distance curve",
         "Above 1 the freedom stays small down the chest and opens up near the hem; below 1 the whole jacket loosens early.";
+    // The hood's knobs sit before the collision margin only so that a preset file gains them
+    // as added lines; the panel and the tables list them in their own group, last.
+    /// Fraction of the hood pendulum's velocity removed each solver step (`contact_damping`
+    /// instead after a step in which the hood touched the head or shoulders). A preset file
+    /// without this field takes its `damping` (the hood used the cloth's damping before it had
+    /// its own).
+    hood_damping: f32 = 0.02, Float, 0, 1, "per step", Hood, "Hood damping",
+        "Only affects the hooded jacket's hood. Low: the hood keeps swinging after a stop, a turn or a jump. High: it settles at once, like a heavy or padded hood.";
+    /// Fraction of the way the hood pendulum is pulled toward its rest pose (hanging on the
+    /// back, carried by the neck) each solver step: 0 hangs freely under gravity, 1 moves rigidly
+    /// with the neck.
+    hood_stiffness: f32 = 0.0, Float, 0, 1, "per step", Hood, "Hood stiffness",
+        "Only affects the hooded jacket's hood. 0: the hood only hangs and swings under gravity. Higher: it springs back to lie on the back, like a stiff or padded hood; 1 moves it rigidly with the neck.";
+    /// Largest angle between the hood pendulum and its rest pose, in degrees; 180 is no limit.
+    hood_swing_limit_deg: f32 = 180.0, Float, 0, 180, "°", Hood, "Hood swing limit",
+        "Only affects the hooded jacket's hood. How far the hood may swing away from lying on the back. 180 is no limit; 30 to 60 keeps it on the shoulders in a sharp stop or a jump.";
     /// Thickness kept between the fabric and the colliders, in metres.
     collision_margin: f32 = 0.01, Float, 0, 0.05, "m", Collision, "Collision margin",
-        "Gap between the body and the fabric. Raise it if the body pokes through the render mesh, lower it if the jacket floats.";
+        "Gap between the body and the fabric (and between the hood and the head and shoulders). Raise it if the body pokes through the render mesh, lower it if the jacket floats.";
 }
 
 impl FabricParams {
