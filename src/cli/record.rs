@@ -1,5 +1,6 @@
 //! Numeric records beside the regression pictures: the path of the hem and the front edges
-//! (every edge particle) through a clip, sampled every few steps, compared with a tolerance.
+//! (every edge particle), and of the hood's end on a hooded jacket, through a clip, sampled
+//! every few steps, compared with a tolerance.
 //! A picture at one frame can miss a knob moved by 5 %; these paths over seconds of a clip do
 //! not (every shipped knob moved by 5 % moves them by 1.5 cm or more somewhere in 5 s of walk,
 //! dodge and turn), and an unchanged preset gives the same numbers bit for bit.
@@ -7,8 +8,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::render::Job;
-use crate::rig::drift::particle_path;
-use crate::rig::SceneError;
+use crate::preset::Garment;
+use crate::rig::drift::scene_path;
+use crate::rig::{Scene, SceneError};
+
+/// The entry of [`MotionRecord::particles`] that stands for the hood's end (the point its
+/// pendulum swings), recorded after the particles on a hooded jacket.
+pub const HOOD: u32 = u32::MAX;
 
 /// What a manifest asks to record for each preset x clip.
 #[derive(Clone, Debug, Deserialize)]
@@ -51,7 +57,8 @@ pub struct MotionRecord {
     pub every_steps: u32,
     /// Seconds between samples.
     pub sample_seconds: f64,
-    /// Which particles, by index in the garment's grid: the hem and the front edges.
+    /// Which particles, by index in the garment's grid: the hem and the front edges, then
+    /// [`HOOD`] on a hooded jacket.
     pub particles: Vec<u32>,
     /// Per sample, the particles' positions in the order of `particles`.
     pub samples: Vec<Vec<[f32; 3]>>,
@@ -106,23 +113,24 @@ pub fn record_name(job: &Job) -> String {
     format!("{who}{stem}_{}_edges.json", job.clip)
 }
 
-/// Runs the job's preset on its clip and records the hem and the front edges.
+/// Runs the job's preset on its clip and records the hem and the front edges, and the hood's
+/// end on a hooded jacket (so its knobs are caught too).
 pub fn record(job: &Job, spec: &RecordSpec) -> Result<MotionRecord, SceneError> {
     let dt = 1.0 / job.preset.params.timestep_hz as f64;
     let steps = (spec.seconds / dt).round() as usize;
     let every = spec.every_steps as usize;
-    let mut particles = Vec::new();
-    let path = particle_path(
-        job.character.clone(),
-        &job.preset,
-        &job.clip,
-        steps,
-        every,
-        |t| {
-            particles = recorded_particles(t);
-            particles.clone()
-        },
-    )?;
+    let scene = Scene::new(job.character.clone(), &job.preset, &job.clip)?;
+    let chosen = recorded_particles(scene.cloth().topology());
+    let hooded = scene.garment() == Garment::HoodedJacket;
+    let take = |s: &Scene| {
+        let p = s.cloth().positions();
+        let mut out: Vec<_> = chosen.iter().map(|&i| p[i]).collect();
+        out.extend(hooded.then(|| s.hood_pendulum()));
+        out
+    };
+    let path = scene_path(scene, (steps, every), take, &|_| {});
+    let mut particles: Vec<u32> = chosen.iter().map(|&i| i as u32).collect();
+    particles.extend(hooded.then_some(HOOD));
     // The start is the rest pose whatever the knobs: the record begins with the first sample
     // after it.
     let samples = path
@@ -134,7 +142,7 @@ pub fn record(job: &Job, spec: &RecordSpec) -> Result<MotionRecord, SceneError> 
         clip: job.clip.clone(),
         every_steps: spec.every_steps,
         sample_seconds: dt * every as f64,
-        particles: particles.iter().map(|&i| i as u32).collect(),
+        particles,
         samples,
     })
 }

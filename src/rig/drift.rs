@@ -78,20 +78,9 @@ pub fn hem_path(
     path_ticking(character, preset, clip, (steps, every), hem, &|_| {})
 }
 
-/// [`hem_path`] for the particles `which` picks from the garment's topology.
-pub fn particle_path(
-    character: Arc<Character>,
-    preset: &Preset,
-    clip: &str,
-    steps: usize,
-    every: usize,
-    which: impl FnOnce(&crate::sim::Topology) -> Vec<usize>,
-) -> Result<Vec<Vec<Vec3>>, SceneError> {
-    path_ticking(character, preset, clip, (steps, every), which, &|_| {})
-}
-
-/// [`particle_path`] over `steps` fixed steps sampled `every` so many, calling `tick(1)` after
-/// each step (a progress bar's count).
+/// The positions of the particles `which` picks from the garment's topology, over `steps`
+/// fixed steps sampled `every` so many ([`scene_path`]), calling `tick(1)` after each step (a
+/// progress bar's count).
 fn path_ticking(
     character: Arc<Character>,
     preset: &Preset,
@@ -100,23 +89,34 @@ fn path_ticking(
     which: impl FnOnce(&crate::sim::Topology) -> Vec<usize>,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Vec<Vec3>>, SceneError> {
-    let mut scene = Scene::new(character, preset, clip)?;
+    let scene = Scene::new(character, preset, clip)?;
     let chosen = which(scene.cloth().topology());
     let take = |s: &Scene| {
         let p = s.cloth().positions();
         chosen.iter().map(|&i| p[i]).collect::<Vec<Vec3>>()
     };
+    Ok(scene_path(scene, (steps, every), take, tick))
+}
+
+/// What `sample` takes from `scene` at its start and after every `every`-th of `steps` fixed
+/// steps, calling `tick(1)` after each step.
+pub fn scene_path(
+    mut scene: Scene,
+    (steps, every): (usize, usize),
+    sample: impl Fn(&Scene) -> Vec<Vec3>,
+    tick: &(dyn Fn(u64) + Sync),
+) -> Vec<Vec<Vec3>> {
     let every = every.max(1);
     let mut samples = Vec::with_capacity(steps / every + 1);
-    samples.push(take(&scene));
+    samples.push(sample(&scene));
     for step in 1..=steps {
         scene.step();
         tick(1);
         if step % every == 0 {
-            samples.push(take(&scene));
+            samples.push(sample(&scene));
         }
     }
-    Ok(samples)
+    samples
 }
 
 /// The hem particles' positions relative to the body (character space) after every step.
