@@ -125,6 +125,11 @@ pub fn scene_data(scene: &mut Scene, look: FabricLook) -> SceneData<'_> {
             max_distances: cloth.max_distances(),
         }),
         colliders: scene.colliders(),
+        hood_colliders: if scene.garment() == crate::preset::Garment::HoodedJacket {
+            scene.hood_colliders()
+        } else {
+            &[]
+        },
         sim_bones: scene.sim_bones(),
         wind: GVec3::new(dir.sin(), 0.0, dir.cos()) * p.wind_speed,
         look,
@@ -152,6 +157,9 @@ pub struct SceneData<'a> {
     pub cloth: Option<ClothData<'a>>,
     /// Colliders, character space.
     pub colliders: &'a [Collider],
+    /// What the hood keeps out of (head, neck, shoulders) on a hooded jacket, character space;
+    /// empty otherwise.
+    pub hood_colliders: &'a [Collider],
     /// Bones from the simulation mesh, character space.
     pub sim_bones: &'a [GMat4],
     /// Wind velocity in the world, m/s.
@@ -658,6 +666,7 @@ impl Renderer {
             scene
                 .colliders
                 .iter()
+                .chain(scene.hood_colliders)
                 .filter(|c| c.is_valid())
                 .filter_map(|c| match *c {
                     Collider::Ellipsoid {
@@ -862,6 +871,22 @@ fn heat_mesh(ctx: &Context, cloth: &ClothData) -> Option<Gm<Mesh, three_d::Color
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_collision_overlay_gets_the_hoods_colliders_on_a_hooded_jacket_only() {
+        let character = std::sync::Arc::new(crate::rig::Character::builtin());
+        let hooded = crate::preset::Preset::load("presets/down_jacket.json").unwrap();
+        let plain = crate::preset::Preset::load("presets/tweed.json").unwrap();
+        let mut scene = Scene::new(character.clone(), &hooded, "walk").unwrap();
+        scene.step();
+        let expected = scene.hood_colliders().to_vec();
+        assert!(!expected.is_empty(), "the hood keeps out of something");
+        let data = scene_data(&mut scene, hooded.look);
+        assert_eq!(data.hood_colliders, expected.as_slice());
+        let mut scene = Scene::new(character, &plain, "walk").unwrap();
+        scene.step();
+        assert!(scene_data(&mut scene, plain.look).hood_colliders.is_empty());
+    }
 
     #[test]
     fn heat_colours_run_blue_to_red() {
