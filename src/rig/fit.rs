@@ -71,23 +71,8 @@ pub(crate) fn fit_ellipsoids(
     roles: &Roles,
     settings: &CharacterSettings,
 ) -> Vec<Ellipsoid> {
-    let mut model = Vec::new();
-    skeleton
-        .rest_pose()
-        .compute_model_frames(skeleton, &mut model);
-    let owner = vertex_roles(skeleton, mesh, roles);
-    let fit = Fitting {
-        skeleton,
-        mesh,
-        roles,
-        model: &model,
-        owner: &owner,
-    };
-    let mut out = Vec::new();
-    for (role, name) in FITTED {
-        fit.role(role, name, settings.scale(role), &mut out);
-    }
-    out
+    let which = FITTED.map(|(role, name)| (role, name, settings.scale(role)));
+    fit_roles(skeleton, mesh, roles, &which)
 }
 
 /// The head's and the neck's ellipsoids, fitted to the skin as the torso's are (along the
@@ -97,6 +82,18 @@ pub(crate) fn fit_head_and_neck(
     skeleton: &Skeleton,
     mesh: &SkinnedMesh,
     roles: &Roles,
+) -> Vec<Ellipsoid> {
+    let which = [(Role::Head, "head", 1.0), (Role::Neck, "neck", 1.0)];
+    fit_roles(skeleton, mesh, roles, &which)
+}
+
+/// The ellipsoids of each (role, name, scale) of `which`, in that order, fitted to the skin at
+/// rest (a role with too few vertices gets none).
+fn fit_roles(
+    skeleton: &Skeleton,
+    mesh: &SkinnedMesh,
+    roles: &Roles,
+    which: &[(Role, &str, f32)],
 ) -> Vec<Ellipsoid> {
     let mut model = Vec::new();
     skeleton
@@ -111,8 +108,8 @@ pub(crate) fn fit_head_and_neck(
         owner: &owner,
     };
     let mut out = Vec::new();
-    for (role, name) in [(Role::Head, "head"), (Role::Neck, "neck")] {
-        fit.role(role, name, 1.0, &mut out);
+    for &(role, name, scale) in which {
+        fit.role(role, name, scale, &mut out);
     }
     out
 }
