@@ -1,0 +1,143 @@
+//! The veil on the character: worn on the head, pinned at the crown, over the face and the
+//! shoulders, never inside the head. (The jacket's guarantees on every clip run on the veil
+//! preset in `tests/rig_jacket.rs` and on imported characters in `tests/rig_import.rs`.)
+
+use std::sync::Arc;
+
+use cloth_tuner::preset::{Garment, Preset};
+use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::sim::Collider;
+use glam::Vec3;
+
+fn character() -> Arc<Character> {
+    Arc::new(Character::builtin())
+}
+
+fn veil() -> Preset {
+    let p = Preset::load("presets/veil.json").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.garment, Garment::Veil, "the veil preset wears the veil");
+    p
+}
+
+/// The head's collider this step (the veil's first, the hood's first).
+fn head(scene: &Scene) -> Collider {
+    let head = scene.hood_colliders()[0];
+    assert_eq!(
+        scene.colliders()[0],
+        head,
+        "the veil collides with the head"
+    );
+    head
+}
+
+#[test]
+fn the_veil_hangs_from_the_crown_over_the_face_to_below_the_shoulders() {
+    let scene = Scene::new(character(), &veil(), "idle").unwrap();
+    let Collider::Ellipsoid { center, radii, .. } = head(&scene) else {
+        panic!("the head is an ellipsoid");
+    };
+    let topo = scene.cloth().topology();
+    let pos = scene.cloth().positions();
+    // The top row is pinned around the crown: above the head's centre, around it.
+    for (i, p) in pos[..topo.cols].iter().enumerate() {
+        assert!(topo.pinned[i]);
+        assert!(
+            p.y > center.y + 0.3 * radii.y && p.y < center.y + radii.y,
+            "crown particle {i} at {p}, head centre {center} radii {radii}"
+        );
+    }
+    // Something hangs in front of the face, at the head's centre height.
+    let face = pos
+        .iter()
+        .any(|p| (p.y - center.y).abs() < 0.05 && p.z > center.z + radii.z && p.x.abs() < 0.03);
+    assert!(face, "no particle in front of the face");
+    // The hem hangs below the shoulders and spreads wider than the head.
+    let hem = &pos[topo.hem()];
+    assert!(hem.iter().all(|p| p.y < center.y - 0.15), "{hem:?}");
+    let width = hem.iter().map(|p| p.x).fold(f32::MIN, f32::max)
+        - hem.iter().map(|p| p.x).fold(f32::MAX, f32::min);
+    assert!(width > 3.0 * radii.x, "the hem is {width} m wide");
+}
+
+#[test]
+fn the_veil_stays_outside_the_head_in_every_step_of_every_clip() {
+    // The hard pass runs top-down from the crown: near the face it must swing a particle
+    // round the head, not drag it through. Every particle, pinned ones too, every step.
+    let c = character();
+    for clip in c.clip_names().map(str::to_string).collect::<Vec<_>>() {
+        let mut scene = Scene::new(c.clone(), &veil(), &clip).unwrap();
+        let mut deepest = 0f32;
+        for _ in 0..240 {
+            scene.step();
+            let head = head(&scene);
+            for p in scene.cloth().positions() {
+                deepest = deepest.max(head.penetration(*p, 0.0));
+            }
+        }
+        assert!(deepest <= 0.002, "{clip}: {deepest} m inside the head");
+    }
+}
+
+#[test]
+fn the_veils_render_sheet_follows_the_cloth_and_the_crown_rides_on_the_head() {
+    let c = character();
+    let mut scene = Scene::new(c.clone(), &veil(), "dodge").unwrap();
+    let layout = scene.rig().layout().clone();
+    let cols = layout.cols;
+    let nu = (cols - 1) * layout.render_cols_per_sim + 1;
+    let sites = scene.rig().sim_bone_sites().to_vec();
+    let sim = scene.cloth().positions().len();
+    scene.skin_meshes();
+    assert!(scene.jacket().positions.len() >= 10 * sim);
+    // Only the veil: far fewer vertices than the jacket with its yoke, collar and sleeves.
+    let mut jacket = Scene::new(c, &Preset::load("presets/tweed.json").unwrap(), "dodge").unwrap();
+    jacket.skin_meshes();
+    assert!(scene.jacket().positions.len() < jacket.jacket().positions.len());
+    for _ in 0..90 {
+        scene.step();
+        scene.skin_meshes();
+        for &(r, col) in &sites {
+            let v = r * layout.render_rows_per_sim * nu + col * layout.render_cols_per_sim;
+            let particle = scene.cloth().positions()[r * cols + col];
+            let d = scene.jacket().positions[v].distance(particle);
+            assert!(
+                d < layout.thickness,
+                "vertex {v} is {d} m off particle ({r}, {col})"
+            );
+        }
+        // The crown cap is carried by the head: it never enters it.
+        let head = head(&scene);
+        let n = scene.jacket().positions.len();
+        let cap = &scene.jacket().positions
+            [2 * nu * ((layout.rows - 1) * layout.render_rows_per_sim + 1)..n];
+        assert!(!cap.is_empty());
+        for p in cap {
+            assert!(
+                head.penetration(*p, 0.0) < 1e-4,
+                "cap vertex {p} in the head"
+            );
+        }
+    }
+    assert!(scene.jacket().positions.iter().all(|p| p.is_finite()));
+}
+
+#[test]
+fn switching_to_the_veil_and_back_gives_the_jacket_it_had() {
+    let c = character();
+    let tweed = Preset::load("presets/tweed.json").unwrap();
+    let run = |scene: &mut Scene| -> Vec<Vec3> {
+        for _ in 0..60 {
+            scene.step();
+        }
+        scene.cloth().positions().to_vec()
+    };
+    let fresh = run(&mut Scene::new(c.clone(), &tweed, "walk").unwrap());
+    let mut scene = Scene::new(c.clone(), &tweed, "walk").unwrap();
+    scene.set_garment(Garment::Veil);
+    assert_eq!(scene.rig().garment(), Garment::Veil);
+    assert_eq!(scene.colliders()[0], scene.hood_colliders()[0]);
+    run(&mut scene);
+    scene.set_garment(Garment::Jacket);
+    assert_eq!(scene.rig().garment(), Garment::Jacket);
+    assert_eq!(run(&mut scene), fresh, "the jacket after the veil");
+}
