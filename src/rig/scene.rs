@@ -112,6 +112,8 @@ pub struct Scene {
     /// What the hood keeps out of: the head and neck (fitted to the skin) and the shoulders
     /// (the chest's and the upper arms' upper ellipsoids), bound to their bones.
     hood_ellipsoids: Vec<Ellipsoid>,
+    /// What the veil falls on: the same, the head grown to hold its skin (nose and chin).
+    veil_ellipsoids: Vec<Ellipsoid>,
     /// Those, posed for this step and for the last (the hood blends them across substeps).
     hood_colliders: Vec<Collider>,
     last_hood_colliders: Vec<Collider>,
@@ -158,6 +160,8 @@ impl Scene {
             .compute_model(&character.skeleton, &mut model);
         let pendulum = new_pendulum(&rig, model[neck]);
         let hood_ellipsoids = super::fit::head_and_shoulders(&character);
+        let mut veil_ellipsoids = hood_ellipsoids.clone();
+        super::veil::cover_head(&character, &mut veil_ellipsoids);
         let vertical = links_of(&rig, ConstraintKind::StretchVertical);
         let horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
         // The torso and leg ellipsoids, the torso's first: the arms hang beside the jacket
@@ -201,6 +205,7 @@ impl Scene {
             hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
             last_hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
             hood_ellipsoids,
+            veil_ellipsoids,
             neck,
             pelvis,
             drag: None,
@@ -545,8 +550,8 @@ impl Scene {
         self.rig.references(&self.frame, &mut self.references);
         self.colliders.clear();
         let veil = self.garment == Garment::Veil;
-        // The veil falls on the head, the neck and the shoulders: the hood's colliders.
-        let body: &[Ellipsoid] = if veil { &self.hood_ellipsoids } else { &[] };
+        // The veil falls on the head, the neck and the shoulders.
+        let body: &[Ellipsoid] = if veil { &self.veil_ellipsoids } else { &[] };
         let jacket = self
             .body_ellipsoids
             .iter()
@@ -632,7 +637,7 @@ impl Scene {
     /// How many of this step's colliders are the body's (the rest: the ground).
     fn body_colliders(&self) -> usize {
         if self.garment == Garment::Veil {
-            self.hood_ellipsoids.len()
+            self.veil_ellipsoids.len()
         } else {
             self.body_ellipsoids.len()
         }

@@ -13,7 +13,7 @@ use super::jacket::{
     driver, fit_rings, landmarks, ring_strip, skin_of, smoothstep, Binding, JacketLayout,
     JacketRig, RenderMesh, Ring, BUILTIN_LANDMARKS,
 };
-use super::{Character, PosedEllipsoid, Role};
+use super::{Character, Ellipsoid, PosedEllipsoid, Role};
 
 /// The smallest ring of a veil's row (half width, front, back, metres on the built-in body):
 /// a band around the crown is far narrower than a jacket's chest.
@@ -63,13 +63,35 @@ fn rest_model(character: &Character) -> Vec<Mat4> {
     model
 }
 
+/// What the veil falls on: `ellipsoids`, the hood's ([`super::fit::head_and_shoulders`]),
+/// with the head grown just enough to hold the head's skin at rest. The fitted head stays
+/// inside the skin, so the nose and the chin stand out of it and would poke through a veil
+/// draped on it.
+pub(super) fn cover_head(character: &Character, ellipsoids: &mut [Ellipsoid]) {
+    let Some(head) = ellipsoids.iter_mut().find(|e| e.name == "head") else {
+        return;
+    };
+    let model = rest_model(character);
+    let posed = head.posed(&model);
+    let grow = skin_of(character, &model, |r| r == Role::Head)
+        .iter()
+        .map(|p| posed.to_unit_sphere(*p).length())
+        .fold(1.0, f32::max);
+    head.radii *= grow;
+}
+
+/// The veil's colliders at rest on `character` ([`cover_head`]).
+pub(super) fn ellipsoids(character: &Character) -> Vec<Ellipsoid> {
+    let mut out = super::fit::head_and_shoulders(character);
+    cover_head(character, &mut out);
+    out
+}
+
 /// The heights of the head ellipsoid's centre and top at rest (the head bone and 0.2 m above
 /// it when the character has no head to fit one to).
 fn head_centre_and_top(character: &Character) -> (f32, f32) {
     let model = rest_model(character);
-    let head = super::fit::head_and_shoulders(character)
-        .into_iter()
-        .find(|e| e.name == "head");
+    let head = ellipsoids(character).into_iter().find(|e| e.name == "head");
     match head {
         Some(e) => {
             let p = e.posed(&model);
@@ -93,7 +115,7 @@ pub(super) fn rest_rings(
     layout: &JacketLayout,
     model: &[Mat4],
 ) -> Vec<Ring> {
-    let posed: Vec<PosedEllipsoid> = super::fit::head_and_shoulders(character)
+    let posed: Vec<PosedEllipsoid> = ellipsoids(character)
         .iter()
         .map(|e| e.posed(model))
         .collect();
