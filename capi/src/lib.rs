@@ -612,6 +612,23 @@ mod tests {
     }
 
     #[test]
+    fn the_veil_preset_builds_a_cloth_at_its_own_rate() {
+        // The garment a preset names is the tuner's business: any shipped preset, the veil
+        // worn on the head included, gives its knobs to the caller's grid.
+        let rest = grid();
+        let mut cloth = std::ptr::null_mut();
+        let path =
+            CString::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../presets/veil.json")).unwrap();
+        let s =
+            unsafe { ct_cloth_create(path.as_ptr(), 3, 4, rest.as_ptr(), rest.len(), &mut cloth) };
+        assert_eq!(s, CtStatus::Ok);
+        let mut stats = CtStats::default();
+        assert_eq!(unsafe { ct_cloth_stats(cloth, &mut stats) }, CtStatus::Ok);
+        assert_eq!(stats.timestep_hz, 60.0);
+        unsafe { ct_cloth_free(cloth) };
+    }
+
+    #[test]
     fn create_step_read_free() {
         let rest = grid();
         let mut cloth = std::ptr::null_mut();

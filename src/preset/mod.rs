@@ -75,17 +75,21 @@ pub enum Garment {
     Jacket,
     /// The same jacket with a hood on a pendulum.
     HoodedJacket,
+    /// A veil worn on the head: a band pinned around the crown, the cloth falling over the
+    /// face and the shoulders (the body wears nothing else).
+    Veil,
 }
 
 impl Garment {
     /// Every garment.
-    pub const ALL: [Garment; 2] = [Garment::Jacket, Garment::HoodedJacket];
+    pub const ALL: [Garment; 3] = [Garment::Jacket, Garment::HoodedJacket, Garment::Veil];
 
     /// The name used in the file.
     pub fn as_str(self) -> &'static str {
         match self {
             Garment::Jacket => "jacket",
             Garment::HoodedJacket => "hooded_jacket",
+            Garment::Veil => "veil",
         }
     }
 }

@@ -47,7 +47,8 @@ fn the_shipped_fabrics_are_tuned_as_the_article_describes_them() {
     assert_eq!(down.garment, Garment::HoodedJacket);
     // The veil is light: most damping (settles slowly and softly), softest, and by far the
     // most wind-driven (its drag catches nearly five times the tweed's wind, seven the down
-    // jacket's).
+    // jacket's). It is worn on the head.
+    assert_eq!(veil.garment, Garment::Veil);
     assert!(veil.params.damping > down.params.damping);
     assert!(veil.params.shear_bend_stiffness < tweed.params.shear_bend_stiffness);
     assert!(veil.params.wind_drag > 4.0 * tweed.params.wind_drag);

@@ -18,7 +18,7 @@ use super::ellipsoid::Ellipsoid;
 use super::mesh::SkinnedMesh;
 use super::roles::{Role, Roles};
 use super::settings::CharacterSettings;
-use super::Skeleton;
+use super::{Character, Skeleton};
 use crate::sim::Frame;
 
 /// Largest ratio of a limb ellipsoid's half length to its width before it is split in two.
@@ -85,6 +85,27 @@ pub(crate) fn fit_head_and_neck(
 ) -> Vec<Ellipsoid> {
     let which = [(Role::Head, "head", 1.0), (Role::Neck, "neck", 1.0)];
     fit_roles(skeleton, mesh, roles, &which)
+}
+
+/// What the hood keeps out of and the veil falls on: the character's own `head` and `neck` ellipsoids where it has
+/// them, else ones fitted to its skin, and the shoulders: the `chest` (the upper back and the
+/// tops of the shoulders) and the upper arms' upper (or only) ellipsoids. The jacket collides
+/// with none of the head, neck or upper arms (see [`super::Scene::with_layout`]).
+pub(crate) fn head_and_shoulders(character: &Character) -> Vec<Ellipsoid> {
+    let own = |name: &str| character.ellipsoid(name).cloned();
+    let mut out: Vec<Ellipsoid> = match (own("head"), own("neck")) {
+        (Some(head), Some(neck)) => vec![head, neck],
+        _ => fit_head_and_neck(&character.skeleton, &character.mesh, &character.roles),
+    };
+    let shoulders = [
+        "chest",
+        "upperarm_l_upper",
+        "upperarm_r_upper",
+        "upperarm_l",
+        "upperarm_r",
+    ];
+    out.extend(shoulders.iter().filter_map(|n| own(n)));
+    out
 }
 
 /// The ellipsoids of each (role, name, scale) of `which`, in that order, fitted to the skin at

@@ -13,6 +13,7 @@ use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::{Character, PosedEllipsoid, Role, Roles};
+use crate::preset::Garment;
 use crate::sim::{Topology, TopologyError};
 
 /// The shape of the jacket's simulation grid and render mesh. Rows are ellipses fitted around
@@ -46,6 +47,9 @@ pub struct JacketLayout {
     /// built-in's): scales the collar, hood, sleeves, armholes and the smallest rings, which
     /// are drawn to the built-in body's measure. Default 1.
     pub body_scale: f32,
+    /// Where the opening faces, degrees around the body from the front toward the left: 0
+    /// for the jacket's open front, 180 for a veil open at the back. Default 0.
+    pub opening_deg: f32,
 }
 
 impl Default for JacketLayout {
@@ -62,6 +66,7 @@ impl Default for JacketLayout {
             render_rows_per_sim: 4,
             thickness: 0.008,
             body_scale: 1.0,
+            opening_deg: 0.0,
         }
     }
 }
@@ -69,7 +74,7 @@ impl Default for JacketLayout {
 /// The built-in character's landmarks at rest ([`landmarks`]), which the default layout is
 /// drawn to: the mean height of its shoulder joints and the height halfway from its hip joints
 /// to its knees, metres.
-const BUILTIN_LANDMARKS: (f32, f32) = (1.445, 0.735);
+pub(super) const BUILTIN_LANDMARKS: (f32, f32) = (1.445, 0.735);
 
 /// A character's shoulder height and mid-thigh height at rest (means of left and right).
 pub fn landmarks(character: &Character) -> (f32, f32) {
@@ -113,12 +118,12 @@ pub enum JacketError {
 
 /// Indices of the character bones the jacket uses.
 #[derive(Clone, Copy, Debug)]
-struct Bones {
+pub(super) struct Bones {
     pelvis: usize,
     spine: usize,
-    chest: usize,
-    neck: usize,
-    head: usize,
+    pub(super) chest: usize,
+    pub(super) neck: usize,
+    pub(super) head: usize,
     upperarm: [usize; 2],
     upperarm_twist: [usize; 2],
     forearm: [usize; 2],
@@ -167,7 +172,7 @@ pub struct UpperJacket {
 }
 
 /// Up to four (driver index, weight) pairs.
-type Binding = [(u16, f32); 4];
+pub(super) type Binding = [(u16, f32); 4];
 
 /// Drivers after the character's bones: two shoulder pads, two side bones, the hood.
 const EXTRA_DRIVERS: usize = 5;
@@ -208,7 +213,7 @@ pub struct RenderMesh {
     pub uvs: Vec<[f32; 2]>,
     pub indices: Vec<u32>,
     /// Per vertex: indices into [`JacketFrame::render_skin`] and weights.
-    binding: Vec<Binding>,
+    pub(super) binding: Vec<Binding>,
     /// The hood's vertices (empty without a hood), every one skinned rigidly to the hood bone.
     pub hood: std::ops::Range<usize>,
 }
@@ -224,13 +229,13 @@ impl RenderMesh {
 #[derive(Clone, Debug)]
 pub struct JacketRig {
     layout: JacketLayout,
-    bones: Bones,
+    pub(super) bones: Bones,
     char_bones: usize,
-    hooded: bool,
+    garment: Garment,
     /// The simulation grid.
     pub topology: Topology,
     /// Rest matrices of every driver (character bones, pads, sides, hood).
-    rest_drivers: Vec<Mat4>,
+    pub(super) rest_drivers: Vec<Mat4>,
     rest_drivers_inv: Vec<Mat4>,
     /// Where each shoulder pad looks, in its upper arm's space.
     pad_target_local: [Vec3; 2],
@@ -255,19 +260,20 @@ pub struct JacketRig {
 
 /// The torso ellipsoid rows: ellipse half-widths and centre per height.
 #[derive(Clone, Copy, Debug)]
-struct Ring {
-    y: f32,
-    rx: f32,
-    rz: f32,
-    cz: f32,
+pub(super) struct Ring {
+    pub(super) y: f32,
+    pub(super) rx: f32,
+    pub(super) rz: f32,
+    pub(super) cz: f32,
 }
 
 impl JacketRig {
-    /// Builds the jacket for `character`; `hooded` adds the hood and its pendulum bone.
+    /// Builds `garment` for `character`: a hooded jacket adds the hood and its pendulum bone;
+    /// a veil hangs from the crown (see [`JacketLayout::veil`]) with no upper jacket drawn.
     pub fn new(
         character: &Character,
         layout: &JacketLayout,
-        hooded: bool,
+        garment: Garment,
     ) -> Result<Self, JacketError> {
         if layout.cols < 5 || layout.cols % 2 == 0 || layout.rows < 3 {
             return Err(JacketError::Layout(format!(
@@ -290,7 +296,11 @@ impl JacketRig {
         let bones = Bones::of(&character.roles);
         let mut model = Vec::new();
         sk.rest_pose().compute_model(sk, &mut model);
-        let rings = rest_rings(character, layout, &model);
+        let rings = if garment == Garment::Veil {
+            super::veil::rest_rings(character, layout, &model)
+        } else {
+            rest_rings(character, layout, &model)
+        };
         let rest: Vec<Vec3> = (0..layout.rows)
             .flat_map(|r| (0..layout.cols).map(move |c| (r, c)))
             .map(|(r, c)| surface_point(layout, &rings, c as f32, r as f32))
@@ -336,7 +346,7 @@ impl JacketRig {
             layout: layout.clone(),
             bones,
             char_bones: sk.len(),
-            hooded,
+            garment,
             topology,
             rest_drivers,
             rest_drivers_inv,
@@ -379,7 +389,12 @@ impl JacketRig {
 
     /// Whether the rig has the hood.
     pub fn hooded(&self) -> bool {
-        self.hooded
+        self.garment == Garment::HoodedJacket
+    }
+
+    /// The garment the rig dresses.
+    pub fn garment(&self) -> Garment {
+        self.garment
     }
 
     /// The (row, column) of the particle each simulation bone sits on.
@@ -485,7 +500,8 @@ impl JacketRig {
             .enumerate()
         {
             *o = blend_point(&frame.driver_skin, b, *rest);
-            if i >= cols {
+            // The veil hangs from the head, not from the shoulder pads.
+            if i >= cols && self.garment != Garment::Veil {
                 let top = self.topology.rest[i % cols];
                 let lift = blend_point(&frame.driver_skin, &self.particle_binding[i % cols], top)
                     - chest.transform_point3(top);
@@ -544,6 +560,9 @@ impl JacketRig {
     /// near the top toward the top row's binding so the rows under the shoulders move with
     /// the pinned row. `depth` is 0 at the top row and 1 at the hem.
     fn reference_binding(&self, p: Vec3, depth: f32) -> Binding {
+        if self.garment == Garment::Veil {
+            return super::veil::reference_binding(self, p, depth);
+        }
         let model_pos = |b: usize| self.rest_drivers[b].w_axis.truncate();
         let b = self.bones;
         let segments = [
@@ -608,7 +627,7 @@ pub fn look_at_matrix(origin: Vec3, target: Vec3) -> Mat4 {
     bone_from_axes(origin, target - origin, Vec3::X)
 }
 
-fn blend_point(skin: &[Mat4], b: &Binding, p: Vec3) -> Vec3 {
+pub(super) fn blend_point(skin: &[Mat4], b: &Binding, p: Vec3) -> Vec3 {
     let mut out = Vec3::ZERO;
     for &(j, w) in b {
         if w != 0.0 {
@@ -639,7 +658,7 @@ fn mix_bindings(entries: &[(u16, f32)]) -> Binding {
 /// Triangles joining `rings + 1` consecutive rings of `around` vertices each (closed around),
 /// starting at vertex `first`; `flip` turns them to face the other way (the left side mirrors
 /// the right).
-fn ring_strip(indices: &mut Vec<u32>, first: u32, rings: u32, around: u32, flip: bool) {
+pub(super) fn ring_strip(indices: &mut Vec<u32>, first: u32, rings: u32, around: u32, flip: bool) {
     for j in 0..rings {
         for i in 0..around {
             let a = first + j * around + i;
@@ -654,7 +673,7 @@ fn ring_strip(indices: &mut Vec<u32>, first: u32, rings: u32, around: u32, flip:
     }
 }
 
-fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
+pub(super) fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
 }
@@ -685,12 +704,22 @@ fn wrapped_skin(character: &Character, model: &[Mat4]) -> Vec<Vec3> {
                 | Role::ShinR
         )
     };
+    skin_of(character, model, wrapped)
+}
+
+/// The body's skin vertices owned by the roles `wrapped` accepts, posed by `model`, in
+/// character space.
+pub(super) fn skin_of(
+    character: &Character,
+    model: &[Mat4],
+    wrapped: impl Fn(Role) -> bool,
+) -> Vec<Vec3> {
     let mesh = &character.mesh;
     let owner = super::fit::vertex_roles(&character.skeleton, mesh, &character.roles);
     let mut skin = Vec::new();
     character.skin_matrices(model, &mut skin);
     (0..mesh.vertex_count())
-        .filter(|&v| owner[v].is_some_and(wrapped))
+        .filter(|&v| owner[v].is_some_and(&wrapped))
         .map(|v| {
             let p = mesh.positions[v];
             mesh.joints[v]
@@ -711,7 +740,12 @@ fn rest_rings(character: &Character, layout: &JacketLayout, model: &[Mat4]) -> V
         .filter(|e| !e.name.starts_with("upperarm"))
         .map(|e| e.posed(model))
         .collect();
-    fit_rings(layout, &posed, &wrapped_skin(character, model))
+    fit_rings(
+        layout,
+        &posed,
+        &wrapped_skin(character, model),
+        JACKET_RING_FLOOR,
+    )
 }
 
 /// Ellipses around the torso at each simulation row: the body ellipsoids' extent at that
@@ -719,15 +753,22 @@ fn rest_rings(character: &Character, layout: &JacketLayout, model: &[Mat4]) -> V
 /// would still poke out: fitted ellipsoids stay inside the skin, and a waist or a belly is
 /// not an ellipse. The skin may reach the jacket's mid-surface; the outer shell, half the
 /// fabric's thickness further out, is what shows. Below the widest row the jacket hangs
-/// straight (never narrower).
-fn fit_rings(layout: &JacketLayout, posed: &[PosedEllipsoid], skin: &[Vec3]) -> Vec<Ring> {
+/// straight (never narrower). No ring is smaller than `floor` (see [`ellipsoid_ring`]) on the
+/// built-in body.
+pub(super) fn fit_rings(
+    layout: &JacketLayout,
+    posed: &[PosedEllipsoid],
+    skin: &[Vec3],
+    floor: Vec3,
+) -> Vec<Ring> {
     let rows = layout.rows;
     let spacing = (layout.top_height - layout.hem_height) / (rows - 1) as f32;
+    let k = layout.body_scale;
     let mut rings: Vec<Ring> = (0..rows)
         .map(|r| {
             let t = r as f32 / (rows - 1) as f32;
             let y = layout.top_height + (layout.hem_height - layout.top_height) * t;
-            let ring = ellipsoid_ring(layout, posed, y);
+            let ring = ellipsoid_ring(layout, posed, y, floor * k);
             // The skin between this row and its neighbours (the yoke covers what is above the
             // top row).
             let near = skin.iter().filter(|p| {
@@ -748,10 +789,15 @@ fn fit_rings(layout: &JacketLayout, posed: &[PosedEllipsoid], skin: &[Vec3]) -> 
     rings
 }
 
-/// The ellipse around the body ellipsoids' surface near height `y`, plus the clearance.
-fn ellipsoid_ring(layout: &JacketLayout, posed: &[PosedEllipsoid], y: f32) -> Ring {
+/// The smallest ring (half width, front and back of the centre line, metres on the built-in
+/// body) a jacket row gets, whatever the ellipsoids there: the jacket hangs loose.
+const JACKET_RING_FLOOR: Vec3 = Vec3::new(0.12, 0.08, 0.08);
+
+/// The ellipse around the body ellipsoids' surface near height `y`, at least `floor` (half
+/// width, front, back), plus the clearance.
+fn ellipsoid_ring(layout: &JacketLayout, posed: &[PosedEllipsoid], y: f32, floor: Vec3) -> Ring {
     let k = layout.body_scale;
-    let (mut max_x, mut front, mut back) = (0.12f32 * k, 0.08f32 * k, 0.08f32 * k);
+    let (mut max_x, mut front, mut back) = (floor.x, floor.y, floor.z);
     // Sample each ellipsoid's surface; keep points within a band around this height.
     for e in posed {
         for i in 0..48 {
@@ -815,12 +861,12 @@ fn ring_at(rings: &[Ring], v: f32) -> Ring {
 /// The angle around the body of column coordinate `u` (0 = left front edge).
 fn column_angle(layout: &JacketLayout, u: f32) -> f32 {
     let gap = layout.front_gap_deg.to_radians();
-    gap * 0.5 + (TAU - gap) * u / (layout.cols - 1) as f32
+    gap * 0.5 + (TAU - gap) * u / (layout.cols - 1) as f32 + layout.opening_deg.to_radians()
 }
 
 /// The jacket's rest surface at column coordinate `u` and row coordinate `v` (both may be
 /// fractional).
-fn surface_point(layout: &JacketLayout, rings: &[Ring], u: f32, v: f32) -> Vec3 {
+pub(super) fn surface_point(layout: &JacketLayout, rings: &[Ring], u: f32, v: f32) -> Vec3 {
     let g = ring_at(rings, v);
     let a = column_angle(layout, u);
     Vec3::new(a.sin() * g.rx, g.y, g.cz + a.cos() * g.rz)
@@ -838,6 +884,10 @@ fn surface_normal(layout: &JacketLayout, rings: &[Ring], u: f32, v: f32) -> Vec3
 fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
     let mut m = RenderMesh::default();
     add_shells(rig, rings, &mut m);
+    if rig.garment == Garment::Veil {
+        super::veil::add_crown(rig, rings[0], &mut m);
+        return m;
+    }
     let yoke_top = add_yoke(rig, rings, &mut m);
     add_collar(rig, yoke_top, &mut m);
     for s in SIDES {
@@ -845,14 +895,14 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
         add_sleeve(rig, &arm, &mut m);
         add_armhole(rig, &arm, rings[0], &mut m);
     }
-    if rig.hooded {
+    if rig.hooded() {
         build_hood(rig, &mut m, driver(rig, rig.char_bones + 4));
     }
     m
 }
 
 /// The render skin index of driver `d` (the simulation bones come first).
-fn driver(rig: &JacketRig, d: usize) -> u16 {
+pub(super) fn driver(rig: &JacketRig, d: usize) -> u16 {
     (rig.bone_sites.len() + d) as u16
 }
 
@@ -937,11 +987,13 @@ fn add_shells(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) {
             for i in 0..nu {
                 let (u, v) = (layout.render_u(i), layout.render_v(j));
                 let n = surface_normal(layout, rings, u, v);
-                let offset = if shell == 0 {
-                    half + shell_detail(layout, u, v)
+                // The veil is a plain sheet: no pockets or lapels.
+                let detail = if rig.garment == Garment::Veil {
+                    0.0
                 } else {
-                    -half
+                    shell_detail(layout, u, v)
                 };
+                let offset = if shell == 0 { half + detail } else { -half };
                 m.positions
                     .push(surface_point(layout, rings, u, v) + n * offset);
                 m.normals.push(n * sign);

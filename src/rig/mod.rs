@@ -52,6 +52,7 @@ mod scene;
 pub mod settings;
 mod skeleton;
 mod source;
+mod veil;
 
 pub use character::{Character, RigError, NATIVE_GENERATOR};
 pub use clip::{Clip, Track};

@@ -112,6 +112,8 @@ pub struct Scene {
     /// What the hood keeps out of: the head and neck (fitted to the skin) and the shoulders
     /// (the chest's and the upper arms' upper ellipsoids), bound to their bones.
     hood_ellipsoids: Vec<Ellipsoid>,
+    /// What the veil falls on: the same, the head grown to hold its skin (nose and chin).
+    veil_ellipsoids: Vec<Ellipsoid>,
     /// Those, posed for this step and for the last (the hood blends them across substeps).
     hood_colliders: Vec<Collider>,
     last_hood_colliders: Vec<Collider>,
@@ -127,18 +129,18 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// The jacket layout fitted to `character` ([`JacketLayout::fitted`]), tuned by
-    /// `preset`, playing `clip`.
+    /// The preset's garment in its layout fitted to `character` ([`JacketLayout::fitted`],
+    /// [`JacketLayout::veil`]), tuned by `preset`, playing `clip`.
     pub fn new(
         character: Arc<Character>,
         preset: &Preset,
         clip: &str,
     ) -> Result<Scene, SceneError> {
-        let layout = JacketLayout::fitted(&character);
+        let layout = layout_for(&character, preset.garment);
         Self::with_layout(character, preset, clip, layout)
     }
 
-    /// As [`Scene::new`] with a given jacket layout.
+    /// As [`Scene::new`] with a given layout of the preset's garment.
     pub fn with_layout(
         character: Arc<Character>,
         preset: &Preset,
@@ -146,8 +148,7 @@ impl Scene {
         layout: JacketLayout,
     ) -> Result<Scene, SceneError> {
         let clip_index = find_clip(&character, clip)?;
-        let hooded = preset.garment == Garment::HoodedJacket;
-        let rig = JacketRig::new(&character, &layout, hooded)?;
+        let rig = JacketRig::new(&character, &layout, preset.garment)?;
         let cloth = Cloth::new(rig.topology.clone(), &preset.params);
         let n = rig.topology.len();
         let neck = character.roles.bone(Role::Neck);
@@ -158,17 +159,11 @@ impl Scene {
             .rest_pose()
             .compute_model(&character.skeleton, &mut model);
         let pendulum = new_pendulum(&rig, model[neck]);
-        let hood_ellipsoids = hood_ellipsoids(&character);
-        let links = |kind: ConstraintKind| {
-            rig.topology
-                .links
-                .iter()
-                .filter(|l| l.kind == kind)
-                .map(|l| (l.a, l.b, l.rest))
-                .collect::<Vec<_>>()
-        };
-        let vertical = links(ConstraintKind::StretchVertical);
-        let horizontal = links(ConstraintKind::StretchHorizontal);
+        let hood_ellipsoids = super::fit::head_and_shoulders(&character);
+        let mut veil_ellipsoids = hood_ellipsoids.clone();
+        super::veil::cover_head(&character, &mut veil_ellipsoids);
+        let vertical = links_of(&rig, ConstraintKind::StretchVertical);
+        let horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
         // The torso and leg ellipsoids, the torso's first: the arms hang beside the jacket
         // inside their sleeves, and their ellipsoids overlap the pinned row under the armpits.
         let is_leg = |name: &str| name.starts_with("thigh") || name.starts_with("calf");
@@ -210,6 +205,7 @@ impl Scene {
             hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
             last_hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
             hood_ellipsoids,
+            veil_ellipsoids,
             neck,
             pelvis,
             drag: None,
@@ -258,13 +254,31 @@ impl Scene {
         self.garment
     }
 
-    /// Changes the garment: rebuilds the rig and the cloth and restarts the clip.
+    /// Changes the garment: rebuilds the rig and the cloth and restarts the clip. Between the
+    /// jacket and the hooded jacket the layout stays; another kind of garment gets its own
+    /// layout fitted to the character.
     pub fn set_garment(&mut self, garment: Garment) {
         if garment == self.garment {
             return;
         }
-        let hooded = garment == Garment::HoodedJacket;
-        if let Ok(rig) = JacketRig::new(&self.character, &self.layout, hooded) {
+        let reshaped = (garment == Garment::Veil) != (self.garment == Garment::Veil);
+        let layout = if reshaped {
+            layout_for(&self.character, garment)
+        } else {
+            self.layout.clone()
+        };
+        if let Ok(rig) = JacketRig::new(&self.character, &layout, garment) {
+            if reshaped {
+                // Another grid: a new cloth (on the same kernel) and buffers sized for it.
+                let kernel = self.cloth.kernel();
+                self.cloth = Cloth::new(rig.topology.clone(), self.cloth.params());
+                self.cloth.set_kernel(kernel);
+                self.references = vec![Vec3::ZERO; rig.topology.len()];
+                self.prev_offsets = vec![Vec3::ZERO; rig.topology.len()];
+                self.vertical = links_of(&rig, ConstraintKind::StretchVertical);
+                self.horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
+                self.layout = layout;
+            }
             let mut rest_model = Vec::new();
             self.character
                 .skeleton
@@ -535,23 +549,21 @@ impl Scene {
         self.rig.pose(&self.model, hood, &mut self.frame);
         self.rig.references(&self.frame, &mut self.references);
         self.colliders.clear();
-        for &i in &self.body_ellipsoids {
-            let p = self.character.ellipsoids[i].posed(&self.model);
-            self.colliders.push(Collider::Ellipsoid {
-                center: p.centre,
-                rotation: p.rotation,
-                radii: p.radii,
-            });
+        let veil = self.garment == Garment::Veil;
+        // The veil falls on the head, the neck and the shoulders.
+        let body: &[Ellipsoid] = if veil { &self.veil_ellipsoids } else { &[] };
+        let jacket = self
+            .body_ellipsoids
+            .iter()
+            .filter(|_| !veil)
+            .map(|&i| &self.character.ellipsoids[i]);
+        for e in jacket.chain(body) {
+            self.colliders.push(posed_collider(e, &self.model));
         }
         std::mem::swap(&mut self.hood_colliders, &mut self.last_hood_colliders);
         self.hood_colliders.clear();
         for e in self.hood_ellipsoids.iter().take(MAX_COLLIDERS) {
-            let p = e.posed(&self.model);
-            self.hood_colliders.push(Collider::Ellipsoid {
-                center: p.centre,
-                rotation: p.rotation,
-                radii: p.radii,
-            });
+            self.hood_colliders.push(posed_collider(e, &self.model));
         }
         // Keep every reference point outside the body, so the max-distance sphere is centred
         // where the cloth may be (a thigh swinging forward pushes the hem's reference ahead of
@@ -567,8 +579,9 @@ impl Scene {
         let pinned = &self.rig.topology.pinned;
         // Then the rest: overlapping ellipsoids (hips, upper and lower thigh) can push a point
         // from one into the next, so sweep until nothing moves, a few times at most.
-        let body = &self.colliders[..self.body_ellipsoids.len()];
-        let legs = &body[self.torso_colliders..];
+        let body = &self.colliders[..self.body_colliders()];
+        let legs = &body[self.torso_colliders.min(body.len())..];
+        let legs = if veil { &[] } else { legs };
         let pelvis = self.model[self.pelvis];
         let (centre, up) = (
             pelvis.w_axis.truncate(),
@@ -619,6 +632,15 @@ impl Scene {
             point: Vec3::ZERO,
             normal: Vec3::Y,
         });
+    }
+
+    /// How many of this step's colliders are the body's (the rest: the ground).
+    fn body_colliders(&self) -> usize {
+        if self.garment == Garment::Veil {
+            self.veil_ellipsoids.len()
+        } else {
+            self.body_ellipsoids.len()
+        }
     }
 
     fn hood_matrix(&self) -> Mat4 {
@@ -706,7 +728,7 @@ impl Scene {
             }
         }
         let mut penetration = 0f32;
-        for c in &self.colliders[..self.body_ellipsoids.len()] {
+        for c in &self.colliders[..self.body_colliders()] {
             for (p, _) in pos.iter().zip(&topo.pinned).filter(|(_, &pinned)| !pinned) {
                 penetration = penetration.max(c.penetration(*p, 0.0));
             }
@@ -752,25 +774,33 @@ fn new_pendulum(rig: &JacketRig, neck: Mat4) -> Pendulum {
     }
 }
 
-/// What the hood keeps out of: the character's own `head` and `neck` ellipsoids where it has
-/// them, else ones fitted to its skin, and the shoulders: the `chest` (the upper back and the
-/// tops of the shoulders) and the upper arms' upper (or only) ellipsoids. The jacket collides
-/// with none of the head, neck or upper arms (see [`Scene::with_layout`]).
-fn hood_ellipsoids(character: &Character) -> Vec<Ellipsoid> {
-    let own = |name: &str| character.ellipsoid(name).cloned();
-    let mut out: Vec<Ellipsoid> = match (own("head"), own("neck")) {
-        (Some(head), Some(neck)) => vec![head, neck],
-        _ => super::fit::fit_head_and_neck(&character.skeleton, &character.mesh, &character.roles),
-    };
-    let shoulders = [
-        "chest",
-        "upperarm_l_upper",
-        "upperarm_r_upper",
-        "upperarm_l",
-        "upperarm_r",
-    ];
-    out.extend(shoulders.iter().filter_map(|n| own(n)));
-    out
+/// The layout of `garment` fitted to `character`.
+fn layout_for(character: &Character, garment: Garment) -> JacketLayout {
+    match garment {
+        Garment::Veil => JacketLayout::veil(character),
+        Garment::Jacket | Garment::HoodedJacket => JacketLayout::fitted(character),
+    }
+}
+
+/// The links of one kind as (upper or left, lower or right, rest length), for the stretch
+/// figures.
+fn links_of(rig: &JacketRig, kind: ConstraintKind) -> Vec<(u32, u32, f32)> {
+    rig.topology
+        .links
+        .iter()
+        .filter(|l| l.kind == kind)
+        .map(|l| (l.a, l.b, l.rest))
+        .collect()
+}
+
+/// `e` posed by `model` as a collider.
+fn posed_collider(e: &Ellipsoid, model: &[Mat4]) -> Collider {
+    let p = e.posed(model);
+    Collider::Ellipsoid {
+        center: p.centre,
+        rotation: p.rotation,
+        radii: p.radii,
+    }
 }
 
 /// The index of the clip called `name`, or an error listing the clips there are.
