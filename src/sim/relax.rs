@@ -278,20 +278,47 @@ pub(super) fn relax(pos: &mut [P4], list: &LinkList, stiffness: f32, kernel: Ker
 /// The plain kernel: a group of [`LANES`] independent links is computed in arrays side by side,
 /// any other link on its own.
 fn relax_scalar(pos: &mut [P4], list: &LinkList, stiffness: f32) {
+    walk(
+        pos,
+        list,
+        |pos, l| project(pos, l, stiffness),
+        |pos, g| group_scalar(pos, g, stiffness),
+        |pos, lo, hi| {
+            group_scalar(pos, lo, stiffness);
+            group_scalar(pos, hi, stiffness);
+        },
+    );
+}
+
+/// Walks a list's plan in order, handing each link taken on its own to `one`, each group of
+/// four to `four` and each group of eight (two packs of four) to `eight`: the one walk every
+/// kernel shares, so they visit the links alike.
+#[inline(always)]
+fn walk(
+    pos: &mut [P4],
+    list: &LinkList,
+    mut one: impl FnMut(&mut [P4], &Proj),
+    mut four: impl FnMut(&mut [P4], &Pack),
+    mut eight: impl FnMut(&mut [P4], &Pack, &Pack),
+) {
     let (mut singles, mut packs) = (list.singles.iter(), list.packs.iter());
     for op in &list.plan {
-        let fours = match op {
+        match op {
             Op::One => {
                 if let Some(l) = singles.next() {
-                    project(pos, l, stiffness);
+                    one(pos, l);
                 }
-                0
             }
-            Op::Four => 1,
-            Op::Eight => 2,
-        };
-        for g in packs.by_ref().take(fours) {
-            group_scalar(pos, g, stiffness);
+            Op::Four => {
+                if let Some(g) = packs.next() {
+                    four(pos, g);
+                }
+            }
+            Op::Eight => {
+                if let (Some(lo), Some(hi)) = (packs.next(), packs.next()) {
+                    eight(pos, lo, hi);
+                }
+            }
         }
     }
 }
@@ -354,7 +381,7 @@ fn project(pos: &mut [P4], l: &Proj, stiffness: f32) {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::{project, LinkList, Op, Pack, LANES, P4};
+    use super::{project, walk, LinkList, Pack, LANES, P4};
 
     /// x, y and z of the four particles `idx` (lane k = particle `idx[k]`).
     ///
@@ -436,22 +463,16 @@ mod x86 {
     /// Every link index is below `pos.len()`.
     pub(super) unsafe fn relax_sse2(pos: &mut [P4], list: &LinkList, stiffness: f32) {
         let k4 = _mm_set1_ps(stiffness);
-        let (mut singles, mut packs) = (list.singles.iter(), list.packs.iter());
-        for op in &list.plan {
-            let fours = match op {
-                Op::One => {
-                    if let Some(l) = singles.next() {
-                        project(pos, l, stiffness);
-                    }
-                    0
-                }
-                Op::Four => 1,
-                Op::Eight => 2,
-            };
-            for g in packs.by_ref().take(fours) {
-                group4(pos.as_mut_ptr(), g, k4);
-            }
-        }
+        walk(
+            pos,
+            list,
+            |pos, l| project(pos, l, stiffness),
+            |pos, g| group4(pos.as_mut_ptr(), g, k4),
+            |pos, lo, hi| {
+                group4(pos.as_mut_ptr(), lo, k4);
+                group4(pos.as_mut_ptr(), hi, k4);
+            },
+        );
     }
 
     /// x, y and z of particles `lo[k]` (lane k) and `hi[k]` (lane 4 + k).
@@ -562,26 +583,13 @@ mod x86 {
     pub(super) unsafe fn relax_avx2(pos: &mut [P4], list: &LinkList, stiffness: f32) {
         let k4 = _mm_set1_ps(stiffness);
         let k8 = _mm256_set1_ps(stiffness);
-        let (mut singles, mut packs) = (list.singles.iter(), list.packs.iter());
-        for op in &list.plan {
-            match op {
-                Op::One => {
-                    if let Some(l) = singles.next() {
-                        project(pos, l, stiffness);
-                    }
-                }
-                Op::Four => {
-                    if let Some(g) = packs.next() {
-                        group4(pos.as_mut_ptr(), g, k4);
-                    }
-                }
-                Op::Eight => {
-                    if let (Some(lo), Some(hi)) = (packs.next(), packs.next()) {
-                        group8(pos.as_mut_ptr(), lo, hi, k8);
-                    }
-                }
-            }
-        }
+        walk(
+            pos,
+            list,
+            |pos, l| project(pos, l, stiffness),
+            |pos, g| group4(pos.as_mut_ptr(), g, k4),
+            |pos, lo, hi| group8(pos.as_mut_ptr(), lo, hi, k8),
+        );
     }
 }
 
