@@ -5,18 +5,10 @@
 // Prints the median and fastest time per step after it has hung for 600 steps.
 //
 // usage: jolt_bench N ITERATIONS            (built by build.sh beside jolt_compare)
-#include <Jolt/Jolt.h>
+#include "jolt_world.h"
 
-#include <Jolt/Core/Factory.h>
-#include <Jolt/Core/JobSystemSingleThreaded.h>
-#include <Jolt/Core/TempAllocator.h>
-#include <Jolt/Physics/Collision/BroadPhase/BroadPhaseLayerInterfaceTable.h>
-#include <Jolt/Physics/Collision/BroadPhase/ObjectVsBroadPhaseLayerFilterTable.h>
-#include <Jolt/Physics/Collision/ObjectLayerPairFilterTable.h>
-#include <Jolt/Physics/PhysicsSystem.h>
 #include <Jolt/Physics/SoftBody/SoftBodyCreationSettings.h>
 #include <Jolt/Physics/SoftBody/SoftBodyMotionProperties.h>
-#include <Jolt/RegisterTypes.h>
 
 #include <algorithm>
 #include <chrono>
@@ -32,18 +24,9 @@ int main(int argc, char **argv)
 	const uint n = (uint)std::atoi(argv[1]), iterations = (uint)std::atoi(argv[2]);
 	if (n < 3 || iterations < 1) { std::fprintf(stderr, "N >= 3 and ITERATIONS >= 1\n"); return 2; }
 
-	RegisterDefaultAllocator();
-	Factory::sInstance = new Factory();
-	RegisterTypes();
-	TempAllocatorImpl temp(64 * 1024 * 1024);
-	JobSystemSingleThreaded jobs(cMaxPhysicsJobs);
-	ObjectLayerPairFilterTable layers(1);
-	layers.EnableCollision(0, 0);
-	BroadPhaseLayerInterfaceTable broad(1, 1);
-	broad.MapObjectToBroadPhaseLayer(0, BroadPhaseLayer(0));
-	ObjectVsBroadPhaseLayerFilterTable object_vs_broad(broad, 1, layers, 1);
-	PhysicsSystem system;
-	system.Init(16, 0, 16, 16, broad, object_vs_broad, layers);
+	JoltWorld world;
+	PhysicsSystem &system = world.system;
+	TempAllocator &temp = world.temp;
 
 	Ref<SoftBodySharedSettings> shared = new SoftBodySharedSettings;
 	const float spacing = 1.2f / float(n - 1);
@@ -82,18 +65,17 @@ int main(int argc, char **argv)
 	bodies.AddBody(body->GetID(), EActivation::Activate);
 
 	const float dt = 1.0f / 60.0f;
-	for (int k = 0; k < 600; ++k) system.Update(dt, 1, &temp, &jobs);
+	for (int k = 0; k < 600; ++k) world.Step(dt);
 	std::vector<double> times;
 	auto begin = std::chrono::steady_clock::now();
 	while (times.size() < 50 || std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() < 0.4)
 	{
 		auto t0 = std::chrono::steady_clock::now();
-		system.Update(dt, 1, &temp, &jobs);
+		world.Step(dt);
 		times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 	}
 	std::sort(times.begin(), times.end());
 	std::printf("%ux%u %u iterations links %zu median %.1f us fastest %.1f us\n", n, n, iterations,
 		shared->mEdgeConstraints.size(), times[times.size() / 2] * 1e6, times[0] * 1e6);
-	delete Factory::sInstance;
 	return 0;
 }

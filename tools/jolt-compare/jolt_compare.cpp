@@ -3,18 +3,10 @@
 // steps at 60 Hz and writes every particle's position after every frame.
 //
 // usage: jolt_compare SETTINGS START MOTION TRACE   (files written by the example)
-#include <Jolt/Jolt.h>
+#include "jolt_world.h"
 
-#include <Jolt/Core/Factory.h>
-#include <Jolt/Core/JobSystemSingleThreaded.h>
-#include <Jolt/Core/TempAllocator.h>
-#include <Jolt/Physics/Collision/BroadPhase/BroadPhaseLayerInterfaceTable.h>
-#include <Jolt/Physics/Collision/BroadPhase/ObjectVsBroadPhaseLayerFilterTable.h>
-#include <Jolt/Physics/Collision/ObjectLayerPairFilterTable.h>
-#include <Jolt/Physics/PhysicsSystem.h>
 #include <Jolt/Physics/SoftBody/SoftBodyCreationSettings.h>
 #include <Jolt/Physics/SoftBody/SoftBodyMotionProperties.h>
-#include <Jolt/RegisterTypes.h>
 
 #include <cstdio>
 #include <fstream>
@@ -82,18 +74,9 @@ int main(int argc, char **argv)
 	std::vector<float> motion;
 	for (float z; motion_in >> z;) motion.push_back(z);
 
-	RegisterDefaultAllocator();
-	Factory::sInstance = new Factory();
-	RegisterTypes();
-	TempAllocatorImpl temp(16 * 1024 * 1024);
-	JobSystemSingleThreaded jobs(cMaxPhysicsJobs);
-	ObjectLayerPairFilterTable layers(1);
-	layers.EnableCollision(0, 0);
-	BroadPhaseLayerInterfaceTable broad(1, 1);
-	broad.MapObjectToBroadPhaseLayer(0, BroadPhaseLayer(0));
-	ObjectVsBroadPhaseLayerFilterTable object_vs_broad(broad, 1, layers, 1);
-	PhysicsSystem system;
-	system.Init(16, 0, 16, 16, broad, object_vs_broad, layers);
+	JoltWorld world;
+	PhysicsSystem &system = world.system;
+	TempAllocator &temp = world.temp;
 
 	// The panel as the example describes it, faces two per cell: the skinned (rest) pose
 	// gives the constraints their lengths, then the particles are put at the start.
@@ -170,7 +153,7 @@ int main(int argc, char **argv)
 		}
 		Mat44 joint = Mat44::sTranslation(Vec3(0, 0, z));
 		mp->SkinVertices(body->GetCenterOfMassTransform(), &joint, 1, false, temp);
-		system.Update(dt, 1, &temp, &jobs);
+		world.Step(dt);
 		RMat44 com = body->GetCenterOfMassTransform();
 		for (uint i = 0; i < n; ++i)
 		{
@@ -178,6 +161,5 @@ int main(int argc, char **argv)
 			trace << p.GetX() << ' ' << p.GetY() << ' ' << p.GetZ() << (i + 1 < n ? ' ' : '\n');
 		}
 	}
-	delete Factory::sInstance;
 	return 0;
 }
