@@ -17,6 +17,7 @@ pub const GRID_SIDE: std::ops::RangeInclusive<usize> = 2..=1000;
 /// A per-particle max distance painted on a `cols` x `rows` grid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(transform = schema_bounds))]
 #[serde(deny_unknown_fields)]
 pub struct MaxDistanceMap {
     /// Particles per row of the grid the map was painted on (2 to 1000; the jacket's is 17).
@@ -113,6 +114,29 @@ impl MaxDistanceMap {
                 self.cols, self.rows
             )
         })
+    }
+}
+
+/// The map's bounds in the JSON Schema, from the same constants the loader checks with (the
+/// length, one entry per particle, is the loader's alone).
+#[cfg(feature = "schema")]
+fn schema_bounds(schema: &mut schemars::Schema) {
+    let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) else {
+        return;
+    };
+    for side in ["cols", "rows"] {
+        if let Some(p) = props.get_mut(side).and_then(|p| p.as_object_mut()) {
+            p.insert("minimum".into(), (*GRID_SIDE.start()).into());
+            p.insert("maximum".into(), (*GRID_SIDE.end()).into());
+        }
+    }
+    let items = props
+        .get_mut("metres")
+        .and_then(|p| p.get_mut("items"))
+        .and_then(|p| p.as_object_mut());
+    if let Some(items) = items {
+        items.insert("minimum".into(), 0.0.into());
+        items.insert("maximum".into(), MaxDistanceMap::max_metres().into());
     }
 }
 

@@ -485,7 +485,8 @@ impl Preset {
                 path,
                 at: locate("max_distance_map.metres"),
                 field: format!("max_distance_map.metres[{index}]"),
-                value: value as f64,
+                // As written in the file (0.01, not the f32's widening 0.0099999997...).
+                value: value.to_string().parse().unwrap_or(value as f64),
                 range: MaxDistanceMap::range_text(),
             },
         })
