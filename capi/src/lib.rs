@@ -301,6 +301,30 @@ unsafe fn slice<'a, T>(
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
+/// The first `particles` values of a caller's buffer `out` of `len` values, for one value per
+/// particle: refused when it is shorter, null or misaligned.
+///
+/// # Safety
+/// `out` must be null or writable for `len` values.
+unsafe fn per_particle_out<'a, T>(
+    out: *mut T,
+    len: usize,
+    particles: usize,
+) -> Result<&'a mut [T], (CtStatus, String)> {
+    if len < particles {
+        return Err((
+            CtStatus::InvalidArgument,
+            format!("`len` is {len}; the cloth has {particles} particles"),
+        ));
+    }
+    if out.is_null() {
+        return Err(null("out"));
+    }
+    aligned(out, "out")?;
+    // SAFETY: writable for `len` >= `particles` values per the contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(out, particles) })
+}
+
 /// Creates a cloth from a preset file and a grid: `cols` x `rows` particles, `rest` their
 /// rest positions in character space, row-major, top row first (the top row is pinned).
 /// On success writes the new cloth to `*out`; free it with [`ct_cloth_free`].
@@ -506,18 +530,8 @@ pub unsafe extern "C" fn ct_cloth_positions(
         // SAFETY: per the contract, valid or null.
         let c = unsafe { as_ref(cloth, "cloth") }?;
         let pos = c.cloth.positions();
-        if len < pos.len() {
-            return Err((
-                CtStatus::InvalidArgument,
-                format!("`len` is {len}; the cloth has {} particles", pos.len()),
-            ));
-        }
-        if out.is_null() {
-            return Err(null("out"));
-        }
-        aligned(out, "out")?;
-        // SAFETY: writable for `len` >= pos.len() values per the contract.
-        let out = unsafe { std::slice::from_raw_parts_mut(out, pos.len()) };
+        // SAFETY: writable for `len` values per the contract.
+        let out = unsafe { per_particle_out(out, len, pos.len()) }?;
         for (o, p) in out.iter_mut().zip(pos) {
             *o = CtVec3 {
                 x: p.x,
@@ -596,18 +610,8 @@ pub unsafe extern "C" fn ct_cloth_max_distances(
         // SAFETY: per the contract, valid or null.
         let c = unsafe { as_ref(cloth, "cloth") }?;
         let md = c.cloth.max_distances();
-        if len < md.len() {
-            return Err((
-                CtStatus::InvalidArgument,
-                format!("`len` is {len}; the cloth has {} particles", md.len()),
-            ));
-        }
-        if out.is_null() {
-            return Err(null("out"));
-        }
-        aligned(out, "out")?;
-        // SAFETY: writable for `len` >= md.len() values per the contract.
-        unsafe { std::slice::from_raw_parts_mut(out, md.len()) }.copy_from_slice(md);
+        // SAFETY: writable for `len` values per the contract.
+        unsafe { per_particle_out(out, len, md.len()) }?.copy_from_slice(md);
         Ok(())
     })
 }
