@@ -66,7 +66,13 @@ fn a_stroke_paints_the_particles_under_the_brush_and_undo_puts_the_curve_back() 
         "brush settings are not edits of the preset"
     );
 
+    let on_screen = h.state().particle_on_screen(FAR);
     stroke_over(&mut h, TARGET);
+    assert_eq!(
+        h.state().particle_on_screen(FAR),
+        on_screen,
+        "painting does not turn the camera"
+    );
     let map = h.state().preset().max_distance_map.clone().expect("a map");
     assert_eq!(map.metres[TARGET], Some(0.0));
     assert_eq!(map.metres[FAR], None);

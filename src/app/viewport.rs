@@ -346,10 +346,15 @@ impl Viewport {
                 self.paint(ui, rect, camera, overlays, picture);
             }
         }
+        let hint = if self.painting {
+            "drag: paint max distance · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth"
+        } else {
+            "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth"
+        };
         ui.painter().text(
             rect.left_bottom() + egui::vec2(8.0, -8.0),
             egui::Align2::LEFT_BOTTOM,
-            "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth",
+            hint,
             egui::FontId::proportional(12.0),
             egui::Color32::from_gray(230),
         );
@@ -372,7 +377,8 @@ impl Viewport {
         let (ctrl, shift) = response
             .ctx
             .input(|i| (i.modifiers.command, i.modifiers.shift));
-        if self.painting && !ctrl && !shift {
+        let painting = self.painting && !ctrl && !shift;
+        if painting {
             if response.dragged_by(PointerButton::Primary) {
                 let pointer = response.interact_pointer_pos();
                 let hit =
@@ -413,7 +419,7 @@ impl Viewport {
         {
             let d = response.drag_delta();
             camera.pan(d.x, d.y, rect.height());
-        } else if response.dragged_by(PointerButton::Primary) && !ctrl {
+        } else if response.dragged_by(PointerButton::Primary) && !ctrl && !painting {
             let d = response.drag_delta();
             camera.orbit(d.x, d.y);
         }
