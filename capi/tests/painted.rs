@@ -23,12 +23,12 @@ fn grid() -> Vec<CtVec3> {
         .collect()
 }
 
-/// The shipped tweed with `map`, written to a file of its own.
+/// The shipped tweed with `map`, written to a file in a folder of its own.
 fn tweed_with(map: MaxDistanceMap, name: &str) -> PathBuf {
     let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../presets/tweed.json");
     let mut preset = Preset::load(shipped).unwrap();
     preset.max_distance_map = Some(map);
-    let dir = std::env::temp_dir().join(format!("ct-capi-painted-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("ct-capi-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     preset.save(&path).unwrap();
@@ -49,6 +49,10 @@ fn create(path: &std::path::Path) -> (CtStatus, *mut CtCloth) {
             &mut cloth,
         )
     };
+    // The cloth has read the file; its folder is this test's own.
+    if let Some(dir) = path.parent() {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
     (s, cloth)
 }
 
