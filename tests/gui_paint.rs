@@ -130,3 +130,36 @@ fn erase_and_clear_paint_go_back_to_the_curve() {
     assert!(h.state().preset().max_distance_map.is_none());
     assert_eq!(h.state().scene().cloth().max_distances(), &curve[..]);
 }
+
+#[test]
+fn a_preset_painted_on_another_grid_is_refused_on_open_and_at_start_without_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other_grid.json");
+    let mut p = Preset::load("presets/tweed.json").unwrap();
+    p.name = "Other grid".into();
+    p.max_distance_map = Some(cloth_tuner::preset::MaxDistanceMap::new(9, 6));
+    p.save(&path).unwrap();
+
+    let mut h = harness();
+    let before = h.state().preset().clone();
+    h.state_mut().open(&path);
+    h.run();
+    let e = h.state().error().expect("an error is shown").to_string();
+    assert!(
+        e.contains("other_grid.json") && e.contains("max_distance_map") && e.contains("9 x 6"),
+        "{e}"
+    );
+    assert_eq!(h.state().preset(), &before, "nothing changed");
+
+    let opts = cloth_tuner::app::Options {
+        preset: Some(path.clone()),
+        ..Default::default()
+    };
+    let h = common::paused_harness(move |cc| App::with_options(cc, opts));
+    let e = h.state().error().expect("an error is shown").to_string();
+    assert!(
+        e.contains("other_grid.json") && e.contains("17 x 10"),
+        "{e}"
+    );
+    assert_ne!(h.state().preset().name, "Other grid");
+}
