@@ -130,7 +130,7 @@ fn a_wild_but_valid_fabric_still_exports_inside_the_engines_ranges_with_warnings
 #[test]
 fn per_particle_data_follows_the_jacket_grid_in_order() {
     let preset = Preset::load("presets/tweed.json").unwrap();
-    let table = particle_table(jacket(), &preset.params);
+    let table = particle_table(jacket(), &preset.params, &[]);
     let (cols, rows) = (jacket().cols, jacket().rows);
     assert_eq!(table.len(), cols * rows);
     let edges = table.iter().filter(|p| p.edge).count();
@@ -242,7 +242,7 @@ fn our_numbers_come_back_through_each_formula() {
         p.damping as f64
     ));
     // Row 5's shear compliance gives back the shear/bend stiffness for its weight.
-    let table = particle_table(jacket(), p);
+    let table = particle_table(jacket(), p, &[]);
     let w = 2.0 * table[5 * jacket().cols].inv_mass as f64;
     let alpha = num(&j["properties"]["VertexAttributes"][5]["mShearCompliance"]);
     let k = stiffness_from_compliance(alpha, w, 1.0 / sub_rate);

@@ -192,3 +192,31 @@ fn shipped_presets_follow_the_article_and_validate_warns_when_one_does_not() {
         "{text}"
     );
 }
+
+#[test]
+fn the_schema_bounds_a_painted_max_distance_map_like_the_loader() {
+    let v = validator();
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string("presets/tweed.json").unwrap()).unwrap();
+    let mut metres = vec![Value::Null; 170];
+    metres[30] = 0.25.into();
+    doc["max_distance_map"] = serde_json::json!({ "cols": 17, "rows": 10, "metres": metres });
+    assert_eq!(v.errors(&doc), Vec::<String>::new());
+    let path = std::env::temp_dir().join(format!("painted-{}.json", std::process::id()));
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let loaded = Preset::load(&path);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        loaded.unwrap().max_distance_map.unwrap().metres[30],
+        Some(0.25)
+    );
+    for (pointer, bad) in [
+        ("/max_distance_map/metres/30", Value::from(1.5)),
+        ("/max_distance_map/metres/31", Value::from(-0.1)),
+        ("/max_distance_map/cols", Value::from(1)),
+    ] {
+        let mut d = doc.clone();
+        *d.pointer_mut(pointer).unwrap() = bad;
+        assert!(!v.is_valid(&d), "{pointer}");
+    }
+}

@@ -310,6 +310,28 @@ enum CtStatus ct_cloth_stats(const struct CtCloth *cloth, struct CtStats *out);
 enum CtStatus ct_cloth_reset(struct CtCloth *cloth, const struct CtVec3 *reference, size_t len);
 
 /**
+ * Copies each particle's max distance from its reference point (metres: the preset's
+ * painted value where it paints one, else its curve) into `out`, which holds `len` values (at
+ * least the particle count).
+ *
+ * # Safety
+ * `cloth` from [`ct_cloth_create`]; `out` writable for `len` values.
+ */
+enum CtStatus ct_cloth_max_distances(const struct CtCloth *cloth, float *out, size_t len);
+
+/**
+ * Paints the particles' max distances from the next step on, replacing the preset's map:
+ * `metres` holds one value per particle in the grid's order, in metres (0 to 1, final: not
+ * scaled by the edge knob), or NaN where the preset's curve applies. `len` 0 goes back to the
+ * curve everywhere. Pinned particles keep theirs. An infinite, negative or too large value,
+ * or a wrong `len`, is refused and nothing changes.
+ *
+ * # Safety
+ * `cloth` from [`ct_cloth_create`]; `metres` readable for `len` values.
+ */
+enum CtStatus ct_cloth_set_max_distances(struct CtCloth *cloth, const float *metres, size_t len);
+
+/**
  * The message of the last failed call on this thread ("" after a success). The pointer stays
  * valid until the next call on this thread.
  */

@@ -21,7 +21,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use cloth_tuner::preset::Preset;
+use cloth_tuner::preset::{MapProblem, MaxDistanceMap, Preset};
 use cloth_tuner::sim::{Cloth, Collider, FixedStep, Frame, StepInput, Topology};
 use glam::{Quat, Vec3};
 
@@ -301,6 +301,30 @@ unsafe fn slice<'a, T>(
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
+/// The first `particles` values of a caller's buffer `out` of `len` values, for one value per
+/// particle: refused when it is shorter, null or misaligned.
+///
+/// # Safety
+/// `out` must be null or writable for `len` values.
+unsafe fn per_particle_out<'a, T>(
+    out: *mut T,
+    len: usize,
+    particles: usize,
+) -> Result<&'a mut [T], (CtStatus, String)> {
+    if len < particles {
+        return Err((
+            CtStatus::InvalidArgument,
+            format!("`len` is {len}; the cloth has {particles} particles"),
+        ));
+    }
+    if out.is_null() {
+        return Err(null("out"));
+    }
+    aligned(out, "out")?;
+    // SAFETY: writable for `len` >= `particles` values per the contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(out, particles) })
+}
+
 /// Creates a cloth from a preset file and a grid: `cols` x `rows` particles, `rest` their
 /// rest positions in character space, row-major, top row first (the top row is pinned).
 /// On success writes the new cloth to `*out`; free it with [`ct_cloth_free`].
@@ -349,7 +373,13 @@ pub unsafe extern "C" fn ct_cloth_create(
         let rest: Vec<Vec3> = rest.iter().copied().map(vec3).collect();
         let topology = Topology::from_grid(cols as usize, rows as usize, rest.clone())
             .map_err(|e| (CtStatus::TopologyError, e.to_string()))?;
-        let cloth = Cloth::new(topology, &preset.params);
+        let mut cloth = Cloth::new(topology, &preset.params);
+        preset
+            .check_map_grid(Path::new(path), cols as usize, rows as usize)
+            .map_err(|e| (CtStatus::PresetError, e.to_string()))?;
+        if let Some(map) = &preset.max_distance_map {
+            cloth.set_painted_max_distances(&map.metres);
+        }
         let handle = Box::new(CtCloth {
             clock: FixedStep::new(preset.params.timestep_hz, 8),
             reference: rest,
@@ -500,18 +530,8 @@ pub unsafe extern "C" fn ct_cloth_positions(
         // SAFETY: per the contract, valid or null.
         let c = unsafe { as_ref(cloth, "cloth") }?;
         let pos = c.cloth.positions();
-        if len < pos.len() {
-            return Err((
-                CtStatus::InvalidArgument,
-                format!("`len` is {len}; the cloth has {} particles", pos.len()),
-            ));
-        }
-        if out.is_null() {
-            return Err(null("out"));
-        }
-        aligned(out, "out")?;
-        // SAFETY: writable for `len` >= pos.len() values per the contract.
-        let out = unsafe { std::slice::from_raw_parts_mut(out, pos.len()) };
+        // SAFETY: writable for `len` values per the contract.
+        let out = unsafe { per_particle_out(out, len, pos.len()) }?;
         for (o, p) in out.iter_mut().zip(pos) {
             *o = CtVec3 {
                 x: p.x,
@@ -570,6 +590,77 @@ pub unsafe extern "C" fn ct_cloth_reset(
             .reset_to(&points)
             .map_err(|e| (CtStatus::InvalidArgument, e.to_string()))?;
         c.clock.reset();
+        Ok(())
+    })
+}
+
+/// Copies each particle's max distance from its reference point (metres: the preset's
+/// painted value where it paints one, else its curve) into `out`, which holds `len` values (at
+/// least the particle count).
+///
+/// # Safety
+/// `cloth` from [`ct_cloth_create`]; `out` writable for `len` values.
+#[no_mangle]
+pub unsafe extern "C" fn ct_cloth_max_distances(
+    cloth: *const CtCloth,
+    out: *mut f32,
+    len: usize,
+) -> CtStatus {
+    guard(|| {
+        // SAFETY: per the contract, valid or null.
+        let c = unsafe { as_ref(cloth, "cloth") }?;
+        let md = c.cloth.max_distances();
+        // SAFETY: writable for `len` values per the contract.
+        unsafe { per_particle_out(out, len, md.len()) }?.copy_from_slice(md);
+        Ok(())
+    })
+}
+
+/// Paints the particles' max distances from the next step on, replacing the preset's map:
+/// `metres` holds one value per particle in the grid's order, in metres (0 to 1, final: not
+/// scaled by the edge knob), or NaN where the preset's curve applies. `len` 0 goes back to the
+/// curve everywhere. Pinned particles keep theirs. An infinite, negative or too large value,
+/// or a wrong `len`, is refused and nothing changes.
+///
+/// # Safety
+/// `cloth` from [`ct_cloth_create`]; `metres` readable for `len` values.
+#[no_mangle]
+pub unsafe extern "C" fn ct_cloth_set_max_distances(
+    cloth: *mut CtCloth,
+    metres: *const f32,
+    len: usize,
+) -> CtStatus {
+    guard(|| {
+        // SAFETY: per the contract, valid or null.
+        let c = unsafe { as_mut(cloth, "cloth") }?;
+        // SAFETY: per the contract.
+        let values = unsafe { slice(metres, len, "metres") }?;
+        let topo = c.cloth.topology();
+        let map = MaxDistanceMap {
+            cols: topo.cols,
+            rows: topo.rows,
+            metres: values.iter().map(|v| (!v.is_nan()).then_some(*v)).collect(),
+        };
+        match map.problem() {
+            _ if len == 0 => {}
+            Some(MapProblem::Value { index, value }) => {
+                return Err((
+                    CtStatus::InvalidArgument,
+                    format!(
+                        "`metres[{index}]` is {value}; allowed {}",
+                        MaxDistanceMap::range_text().replace("null", "NaN")
+                    ),
+                ))
+            }
+            Some(_) => {
+                return Err((
+                    CtStatus::InvalidArgument,
+                    format!("`len` is {len}; the cloth has {} particles", topo.len()),
+                ))
+            }
+            None => {}
+        }
+        c.cloth.set_painted_max_distances(&map.metres);
         Ok(())
     })
 }

@@ -9,6 +9,7 @@ use eframe::egui;
 use glam::Vec3;
 
 use super::compare::CompareMode;
+use super::paint::Brush;
 use super::{App, FileTask, Pending};
 use crate::export::Engine;
 use crate::preset::Garment;
@@ -77,6 +78,15 @@ pub enum Command {
         target: Option<Vec3>,
     },
     SetOverlays(Overlays),
+    /// The paint panel's brush settings.
+    SetBrush(Brush),
+    /// The brush over the particle nearest the pointer, at this character-space point (the
+    /// first of a stroke begins it).
+    PaintDab(Vec3),
+    /// The stroke ended (pointer released).
+    PaintEnd,
+    /// Every particle back to the max-distance curve (one undo step).
+    ClearPaint,
     /// The preset's look (pattern, colour, sheerness).
     SetLook(Look),
     /// View > Quality.
@@ -183,6 +193,10 @@ impl App {
             Command::Seek(t) => playback.seek_to(t),
             Command::Drag { particle, target } => playback.scene_mut().drag(particle, target),
             Command::SetOverlays(o) => self.view.overlays = o,
+            Command::SetBrush(b) => self.view.brush = b,
+            Command::PaintDab(centre) => self.paint_dab(ctx, centre),
+            Command::PaintEnd => self.view.stroke = None,
+            Command::ClearPaint => self.set_max_distance_map(None, false),
             Command::SetLook(look) => {
                 let pointer_down = ctx.input(|i| i.pointer.any_down());
                 self.doc.edit_look(look, pointer_down);

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use super::undo::Undo;
-use crate::preset::{Look, Preset};
+use crate::preset::{Look, MaxDistanceMap, Preset};
 use crate::sim::FabricParams;
 
-/// What undo steps through: the knobs and the look.
-type Edits = (FabricParams, Look);
+/// What undo steps through: the knobs, the look and the painted max distances.
+type Edits = (FabricParams, Look, Option<MaxDistanceMap>);
 
 /// How many recent files the preset picker lists.
 const RECENT_LIMIT: usize = 8;
@@ -136,12 +136,22 @@ impl Document {
     }
 
     fn edits(&self) -> Edits {
-        (self.preset.params.clone(), self.preset.look)
+        let p = &self.preset;
+        (p.params.clone(), p.look, p.max_distance_map.clone())
     }
 
-    fn set_edits(&mut self, (params, look): Edits) {
+    fn set_edits(&mut self, (params, look, map): Edits) {
         self.preset.params = params;
         self.preset.look = look;
+        self.preset.max_distance_map = map;
+    }
+
+    /// One frame of painting the max distance: a stroke (press to release) is one undo step;
+    /// with `pointer_down` false (Clear paint) the change is a step at once.
+    pub fn edit_max_distance_map(&mut self, map: Option<MaxDistanceMap>, pointer_down: bool) {
+        let before = self.edits();
+        self.preset.max_distance_map = map;
+        self.undo.track(&before, &self.edits(), pointer_down);
     }
 
     /// One frame of editing the look; a slider gesture is one undo step on release.

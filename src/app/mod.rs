@@ -14,6 +14,7 @@ mod command;
 pub mod compare;
 mod dialogs;
 pub mod document;
+pub mod paint;
 mod panels;
 mod params_panel;
 pub mod playback;
@@ -261,6 +262,13 @@ impl App {
         let character_open = character_editor
             .as_ref()
             .is_some_and(|e| !e.missing().is_empty());
+        let (preset, path) = match fits_grid(&preset, path.as_deref(), &character) {
+            Ok(()) => (preset, path),
+            Err(e) => {
+                error = Some(e);
+                (shipped(0), None)
+            }
+        };
         let scene = starting_scene(character, &preset, &persisted.clip);
         let viewport = viewport::Viewport::new(cc.gl.clone());
         let status = viewport
@@ -280,6 +288,8 @@ impl App {
             compare_mode: persisted.compare_mode,
             viewport,
             fps: FpsMeter::new(options.report_fps),
+            brush: paint::Brush::default(),
+            stroke: None,
         };
         let preset_params = preset.params.clone();
         Self {
@@ -366,19 +376,22 @@ impl App {
 
     // ----- Actions -----
 
-    /// Hands the document's knobs to the simulation.
+    /// Hands the document's knobs and painted max distances to the simulation.
     fn sync_params(&mut self) {
         self.playback.set_params(&self.doc.preset.params);
+        self.sync_max_distance_map();
     }
 
     /// Loads a preset file. On any error the message is shown and nothing changes.
     pub fn open(&mut self, path: &Path) {
-        match Preset::load(path) {
+        let character = self.scene().character_arc().clone();
+        let loaded = Preset::load(path).map_err(|e| e.to_string());
+        match loaded.and_then(|p| fits_grid(&p, Some(path), &character).map(|()| p)) {
             Ok(p) => {
                 self.install(p, Some(path.to_path_buf()));
                 self.status = format!("Opened {}", path.display());
             }
-            Err(e) => self.error = Some(e.to_string()),
+            Err(e) => self.error = Some(e),
         }
     }
 
@@ -387,6 +400,7 @@ impl App {
         self.doc.replace(preset, path);
         self.error = None;
         self.playback.load_preset(&self.doc.preset);
+        self.sync_max_distance_map();
     }
 
     /// Saves to `path` (atomically). Errors are shown; the preset stays as it is.
@@ -695,6 +709,16 @@ fn starting_preset(wanted: Option<&Path>) -> (Preset, Option<PathBuf>, Option<St
             }
         }
     }
+}
+
+/// Refuses a preset whose painted max distances were made for another grid than the one the
+/// jacket has on `character`.
+fn fits_grid(preset: &Preset, path: Option<&Path>, character: &Character) -> Result<(), String> {
+    let grid = crate::rig::jacket::JacketLayout::fitted(character);
+    let path = path.unwrap_or(Path::new("(unsaved preset)"));
+    preset
+        .check_map_grid(path, grid.cols, grid.rows)
+        .map_err(|e| e.to_string())
 }
 
 /// The character in `preset` on the remembered clip, else on its first clip; the built-in

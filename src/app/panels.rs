@@ -9,7 +9,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
 use super::command::Command;
 use super::playback::SPEED_RANGE;
-use super::{list_presets, params_panel, presets_dir, timeline, App, FileTask, SHIPPED};
+use super::{list_presets, paint, params_panel, presets_dir, timeline, App, FileTask, SHIPPED};
 use crate::export::Engine;
 use crate::preset::{Garment, Look, Pattern};
 
@@ -218,6 +218,12 @@ impl App {
         look_editor(ui, &preset.look, out);
         ui.separator();
         egui::ScrollArea::vertical().show(ui, |ui| {
+            let map = preset.max_distance_map.as_ref();
+            match paint::paint_panel(ui, &self.view.brush, map) {
+                Some(paint::PaintAction::Brush(b)) => out.push(Command::SetBrush(b)),
+                Some(paint::PaintAction::Clear) => out.push(Command::ClearPaint),
+                None => {}
+            }
             let mut params = preset.params.clone();
             let reset_one = params_panel(ui, &mut params, &self.doc.saved().params);
             if reset_one || params != preset.params {
@@ -239,11 +245,15 @@ impl App {
         let view = &mut self.view;
         let snapshot = view.viewport.snapshot(scene, self.doc.preset.look);
         view.viewport.set_quality(view.quality);
+        view.viewport.painting = view.brush.on;
+        // While painting, the spheres show what is being painted.
+        let mut overlays = view.overlays.clone();
+        overlays.max_distance |= view.brush.on;
         let positions = scene.cloth().positions();
         view.viewport.ui(
             ui,
             &mut view.camera,
-            &view.overlays,
+            &overlays,
             (snapshot, other),
             positions,
             out,

@@ -6,6 +6,7 @@ use egui::Ui;
 
 use super::command::Command;
 use super::compare::CompareMode;
+use super::paint::{Brush, Stroke};
 use super::viewport::Viewport;
 use crate::render::{OrbitCamera, Overlays, Quality, View};
 
@@ -22,6 +23,10 @@ pub struct ViewState {
     pub compare_mode: CompareMode,
     pub viewport: Viewport,
     pub fps: FpsMeter,
+    /// The max-distance brush (dragging paints instead of orbiting while it is on).
+    pub brush: Brush,
+    /// The paint stroke under way, from press to release.
+    pub stroke: Option<Stroke>,
 }
 
 /// A smoothed frame rate, printed now and then when asked to.

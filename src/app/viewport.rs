@@ -126,6 +126,11 @@ pub struct Viewport {
     /// What snapshots share between frames: the edited preset's, and the other's.
     caches: [SnapshotCache; 2],
     poke: Option<Poke>,
+    /// The max-distance brush is on: a plain left drag paints instead of orbiting.
+    pub painting: bool,
+    /// The camera and the character's frame of the last frame drawn, to place particles on
+    /// the screen ([`Viewport::screen_pos`]).
+    last_view: Option<(OrbitCamera, Mat4)>,
     /// Set by the paint callback when drawing panicked; the 3D view stays off after that.
     failure: Arc<Mutex<Option<String>>>,
     /// The failure was handed to the app already.
@@ -167,6 +172,8 @@ impl Viewport {
             rect: None,
             caches: Default::default(),
             poke: None,
+            painting: false,
+            last_view: None,
             failure: Arc::new(Mutex::new(None)),
             failure_reported: false,
             panic_at: std::env::var("CLOTH_TUNER_TEST_PANIC_IN_DRAW")
@@ -267,6 +274,7 @@ impl Viewport {
                 }
             });
         let edited_rect = split.map_or(rect, |(edited, _)| edited);
+        self.last_view = Some((camera.clone(), snapshot.root));
         self.pointer_input(
             &response,
             edited_rect,
@@ -338,10 +346,15 @@ impl Viewport {
                 self.paint(ui, rect, camera, overlays, picture);
             }
         }
+        let hint = if self.painting {
+            "drag: paint max distance · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth"
+        } else {
+            "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth"
+        };
         ui.painter().text(
             rect.left_bottom() + egui::vec2(8.0, -8.0),
             egui::Align2::LEFT_BOTTOM,
-            "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · ctrl+drag: poke the cloth",
+            hint,
             egui::FontId::proportional(12.0),
             egui::Color32::from_gray(230),
         );
@@ -364,7 +377,20 @@ impl Viewport {
         let (ctrl, shift) = response
             .ctx
             .input(|i| (i.modifiers.command, i.modifiers.shift));
-        if response.drag_started_by(PointerButton::Primary) && ctrl {
+        let painting = self.painting && !ctrl && !shift;
+        if painting {
+            if response.dragged_by(PointerButton::Primary) {
+                let pointer = response.interact_pointer_pos();
+                let hit =
+                    pointer.and_then(|p| pick(camera, followed, aspect, rect, p, root, positions));
+                if let Some(hit) = hit {
+                    out.push(Command::PaintDab(positions[hit.particle]));
+                }
+            }
+            if response.drag_stopped_by(PointerButton::Primary) {
+                out.push(Command::PaintEnd);
+            }
+        } else if response.drag_started_by(PointerButton::Primary) && ctrl {
             if let Some(pointer) = response.interact_pointer_pos() {
                 self.poke = pick(camera, followed, aspect, rect, pointer, root, positions);
             }
@@ -393,7 +419,7 @@ impl Viewport {
         {
             let d = response.drag_delta();
             camera.pan(d.x, d.y, rect.height());
-        } else if response.dragged_by(PointerButton::Primary) && !ctrl {
+        } else if response.dragged_by(PointerButton::Primary) && !ctrl && !painting {
             let d = response.drag_delta();
             camera.orbit(d.x, d.y);
         }
@@ -645,6 +671,22 @@ fn owned(mesh: &MeshData, indices: &Arc<Vec<u32>>) -> OwnedMesh {
         normals: mesh.normals.to_vec(),
         uvs: mesh.uvs.to_vec(),
         indices: indices.clone(),
+    }
+}
+
+impl Viewport {
+    /// Where a point in character space was on the screen in the last frame drawn (`None`
+    /// before the first frame or behind the camera): for tools and tests that point at a
+    /// particle as the artist would.
+    pub fn screen_pos(&self, p: Vec3) -> Option<egui::Pos2> {
+        let (camera, root) = self.last_view.as_ref()?;
+        let rect = self.rect?;
+        let aspect = rect.width() / rect.height().max(1.0);
+        let ndc = camera.project(root.w_axis.truncate(), aspect, root.transform_point3(p))?;
+        Some(egui::pos2(
+            rect.left() + (ndc[0] + 1.0) * 0.5 * rect.width(),
+            rect.top() + (1.0 - ndc[1]) * 0.5 * rect.height(),
+        ))
     }
 }
 

@@ -490,7 +490,7 @@ fn drift_command(
 }
 
 /// Checks `--seconds` (more than 0, at most `max`) and loads the preset and the character a
-/// windowless run plays it on.
+/// windowless run plays it on (refusing a painted max-distance map made for another grid).
 fn prepare_run(
     preset: &Path,
     character: &CharacterArgs,
@@ -500,8 +500,13 @@ fn prepare_run(
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= max) {
         anyhow::bail!("--seconds must be more than 0 and at most {max}, got {seconds}");
     }
-    let preset = Preset::load(preset)?;
-    Ok((preset, character.load()?))
+    let path = preset;
+    let preset = Preset::load(path)?;
+    let character = character.load()?;
+    // Here, where the file is known, rather than as the scene's error naming the preset.
+    let grid = crate::rig::jacket::JacketLayout::fitted(&character);
+    preset.check_map_grid(path, grid.cols, grid.rows)?;
+    Ok((preset, character))
 }
 
 /// Prints `value` as pretty JSON, or `text()` for a person.

@@ -1,6 +1,8 @@
 //! Magica Cloth 2: the preset JSON its inspector exports and imports (the fields of
 //! `ClothSerializeData` marked for presets). Magica's max distance is a curve over the depth
-//! from the fixed particles, so the export writes our curve and no per-particle array.
+//! from the fixed particles, so the export writes our curve; a preset with painted max
+//! distances also gets them per particle (`per_particle.maxDistance`, metres) and a warning,
+//! for the artist to carry over by hand.
 //!
 //! Magica simulates at its manager's frequency (90 Hz by default); damping and stiffness are
 //! fractions per simulation step at that rate.
@@ -133,9 +135,21 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         "colliderCollisionConstraint": { "mode": 1, "friction": friction },
         "wind": { "influence": influence, "turbulence": p.gust_amplitude },
     });
+    let per_particle = if ctx.painted {
+        warnings.push(Warning {
+            knob: "max_distance_map",
+            message: "max_distance_map: Magica Cloth 2's max distance is a curve over depth; \
+                      the painted values are written per particle (`per_particle.maxDistance`, \
+                      metres, and particles.csv) for you to carry over"
+                .to_string(),
+        });
+        json!({ "maxDistance": ctx.table.iter().map(|q| q.max_distance_m).collect::<Vec<_>>() })
+    } else {
+        json!({})
+    };
     Mapped {
         properties,
-        per_particle: json!({}),
+        per_particle,
         snippet: None,
     }
 }

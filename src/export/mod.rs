@@ -261,6 +261,9 @@ pub enum ExportError {
     /// The time step or the fabric cannot be converted.
     #[error("{0}")]
     Convert(#[from] ConvertError),
+    /// The preset's painted max distances were made for another grid.
+    #[error("field `max_distance_map`: {0}")]
+    MaxDistanceMap(String),
     /// The grid is too small.
     #[error("a grid needs at least 2 columns and 2 rows, got {cols} x {rows}")]
     Grid {
@@ -287,6 +290,8 @@ pub(crate) struct Ctx<'a> {
     pub table: &'a [Particle],
     /// The grid.
     pub grid: GridSize,
+    /// The preset paints some particles' max distance (`table` has the painted values).
+    pub painted: bool,
 }
 
 /// What one engine's mapping returns.
@@ -322,13 +327,21 @@ pub fn export_for_engine(
         }
     };
     let params = &preset.params;
-    let table = particle_table(grid, params);
+    let painted = match &preset.max_distance_map {
+        None => &[][..],
+        Some(map) => match map.grid_mismatch(grid.cols, grid.rows) {
+            Some(why) => return Err(ExportError::MaxDistanceMap(why)),
+            None => &map.metres[..],
+        },
+    };
+    let table = particle_table(grid, params, painted);
     let ctx = Ctx {
         params,
         h: params.timestep_hz as f64 * params.substeps.max(1) as f64,
         n: params.iterations,
         table: &table,
         grid,
+        painted: painted.iter().any(Option::is_some),
     };
     let mut warnings = lost_warnings(engine, params);
     let mapped = match engine {

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::sim::painted::painted_or_curve;
 use crate::sim::{FabricParams, Topology};
 
 /// Columns and rows of a grid garment.
@@ -65,8 +66,14 @@ pub struct Particle {
     pub inv_mass: f32,
 }
 
-/// Every particle of a grid with the values the fabric gives it.
-pub fn particle_table(grid: GridSize, params: &FabricParams) -> Vec<Particle> {
+/// Every particle of a grid with the values the fabric gives it; `painted` holds the preset's
+/// painted max distances in the grid's order (`None` where the curve applies; empty: the curve
+/// everywhere, as for a preset with no `max_distance_map`).
+pub fn particle_table(
+    grid: GridSize,
+    params: &FabricParams,
+    painted: &[Option<f32>],
+) -> Vec<Particle> {
     // The flags depend on the grid's connectivity only, so a flat sheet of the same size has
     // the garment's flags.
     let topo = Topology::flat_grid(grid.cols, grid.rows, 1.0, glam::Vec3::ZERO);
@@ -82,7 +89,8 @@ pub fn particle_table(grid: GridSize, params: &FabricParams) -> Vec<Particle> {
                 max_distance_m: if pinned {
                     0.0
                 } else {
-                    params.max_distance_at(topo.row_fraction(i), topo.edge[i])
+                    let paint = painted.get(i).copied().flatten();
+                    painted_or_curve(params, paint, topo.row_fraction(i), topo.edge[i])
                 },
                 inv_mass: params.inv_mass_at(topo.row(i), topo.rows, pinned),
             }
@@ -116,7 +124,7 @@ mod tests {
             mass_falloff: 2.0,
             ..Default::default()
         };
-        let t = particle_table(GridSize { cols: 5, rows: 4 }, &p);
+        let t = particle_table(GridSize { cols: 5, rows: 4 }, &p, &[]);
         assert_eq!(t.len(), 20);
         assert!(t[..5].iter().all(|q| q.pinned && q.max_distance_m == 0.0));
         assert!(t[..5].iter().all(|q| q.inv_mass == 0.0));

@@ -53,12 +53,14 @@ use crate::sim::FabricParams;
 
 pub mod convert;
 pub mod look;
+pub mod max_distance_map;
 pub mod migrate;
 #[cfg(feature = "schema")]
 pub mod schema;
 
 pub use convert::{convert_params, convert_preset, retimed, Change, Conversion, ConvertError};
 pub use look::{Colour, Look, Pattern};
+pub use max_distance_map::{MapProblem, MaxDistanceMap};
 
 /// The value of the `format` field.
 pub const FORMAT: &str = "cloth-tuner-preset";
@@ -126,6 +128,10 @@ pub struct Preset {
     /// Every knob.
     #[serde(default)]
     pub params: FabricParams,
+    /// The max distance painted per particle ([`MaxDistanceMap`]); absent: the curve
+    /// everywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_distance_map: Option<MaxDistanceMap>,
 }
 
 impl Default for Preset {
@@ -263,6 +269,7 @@ impl Preset {
             look: Look::default(),
             converted_from_hz: None,
             params,
+            max_distance_map: None,
         }
     }
 
@@ -426,6 +433,7 @@ impl Preset {
                 range: Look::SHEERNESS_RANGE.to_string(),
             });
         }
+        self.check_map(path, &locate)?;
         if let Some(hz) = self.converted_from_hz {
             let spec = FabricParams::spec("timestep_hz").unwrap_or(&FabricParams::SPECS[0]);
             if !spec.accepts(hz as f64) {
@@ -442,6 +450,70 @@ impl Preset {
         Ok(())
     }
 
+    /// The painted max distances, when there are any: a grid of 2 to 1000 a side, one entry
+    /// per particle, each 0 to the knobs' top or null.
+    fn check_map(&self, path: &Path, locate: impl Fn(&str) -> Location) -> Result<(), PresetError> {
+        let Some(problem) = self
+            .max_distance_map
+            .as_ref()
+            .and_then(MaxDistanceMap::problem)
+        else {
+            return Ok(());
+        };
+        let path = path.to_path_buf();
+        Err(match problem {
+            MapProblem::Side { field, value } => {
+                let field = format!("max_distance_map.{field}");
+                PresetError::OutOfRange {
+                    path,
+                    at: locate(&field),
+                    field,
+                    value: value as f64,
+                    range: format!(
+                        "{} to {} particles",
+                        max_distance_map::GRID_SIDE.start(),
+                        max_distance_map::GRID_SIDE.end()
+                    ),
+                }
+            }
+            MapProblem::Length { found, expected } => PresetError::Field {
+                path,
+                at: locate("max_distance_map.metres"),
+                field: "max_distance_map.metres".to_string(),
+                message: format!(
+                    "{found} entries; the map's grid needs {expected} (cols x rows, one per \
+                     particle, row-major)"
+                ),
+            },
+            MapProblem::Value { index, value } => PresetError::OutOfRange {
+                path,
+                at: locate("max_distance_map.metres"),
+                field: format!("max_distance_map.metres[{index}]"),
+                // As written in the file (0.01, not the f32's widening 0.0099999997...).
+                value: value.to_string().parse().unwrap_or(value as f64),
+                range: MaxDistanceMap::range_text(),
+            },
+        })
+    }
+
+    /// Refuses a painted map made for another grid than the garment's `cols` x `rows` (the
+    /// scene's), naming the file and the field.
+    pub fn check_map_grid(&self, path: &Path, cols: usize, rows: usize) -> Result<(), PresetError> {
+        match self
+            .max_distance_map
+            .as_ref()
+            .and_then(|m| m.grid_mismatch(cols, rows))
+        {
+            None => Ok(()),
+            Some(message) => Err(PresetError::Field {
+                path: path.to_path_buf(),
+                at: Location { line: 1, column: 1 },
+                field: "max_distance_map".to_string(),
+                message,
+            }),
+        }
+    }
+
     /// The canonical text of the preset: pretty JSON with a trailing newline. Shipped presets
     /// are stored exactly like this, so load-then-save is byte-for-byte.
     pub fn to_json(&self) -> String {
@@ -452,6 +524,8 @@ impl Preset {
 
     /// Checks the preset as [`Preset::load`] would, without a file.
     pub fn validate(&self, path: &Path) -> Result<(), PresetError> {
+        // Before the text: JSON has no NaN, a painted NaN would be written as `null`.
+        self.check_map(path, |_| Location { line: 1, column: 1 })?;
         Self::from_json(&self.to_json(), path).map(|_| ())
     }
 

@@ -29,6 +29,9 @@ pub enum SceneError {
     UnknownClip { name: String, valid: Vec<String> },
     #[error(transparent)]
     Jacket(#[from] JacketError),
+    /// The preset's painted max distances do not fit the garment's grid.
+    #[error("preset `{preset}`: field `max_distance_map`: {message}")]
+    MaxDistanceMap { preset: String, message: String },
 }
 
 /// A triangle mesh in character space.
@@ -149,7 +152,8 @@ impl Scene {
     ) -> Result<Scene, SceneError> {
         let clip_index = find_clip(&character, clip)?;
         let rig = JacketRig::new(&character, &layout, preset.garment)?;
-        let cloth = Cloth::new(rig.topology.clone(), &preset.params);
+        let mut cloth = Cloth::new(rig.topology.clone(), &preset.params);
+        paint(&mut cloth, preset)?;
         let n = rig.topology.len();
         let neck = character.roles.bone(Role::Neck);
         let pelvis = character.roles.bone(Role::Pelvis);
@@ -247,6 +251,12 @@ impl Scene {
         if restart {
             self.reset();
         }
+    }
+
+    /// Uses `preset`'s painted max distances (none: the curve everywhere) from the next step
+    /// on. A map painted on another grid is refused and nothing changes.
+    pub fn set_max_distance_map(&mut self, preset: &Preset) -> Result<(), SceneError> {
+        paint(&mut self.cloth, preset)
     }
 
     /// The garment being worn.
@@ -804,6 +814,28 @@ fn posed_collider(e: &Ellipsoid, model: &[Mat4]) -> Collider {
 }
 
 /// The index of the clip called `name`, or an error listing the clips there are.
+/// Hands `preset`'s painted max distances to `cloth`, when the map fits its grid.
+fn paint(cloth: &mut Cloth, preset: &Preset) -> Result<(), SceneError> {
+    let (cols, rows) = (cloth.topology().cols, cloth.topology().rows);
+    let painted = match &preset.max_distance_map {
+        None => &[][..],
+        Some(map) => {
+            if let Some(message) = map.grid_mismatch(cols, rows) {
+                let preset = preset.name.clone();
+                return Err(SceneError::MaxDistanceMap { preset, message });
+            }
+            &map.metres[..]
+        }
+    };
+    if cloth.set_painted_max_distances(painted) {
+        Ok(())
+    } else {
+        let message = format!("{} entries for {} particles", painted.len(), cols * rows);
+        let preset = preset.name.clone();
+        Err(SceneError::MaxDistanceMap { preset, message })
+    }
+}
+
 pub(crate) fn find_clip(character: &Character, name: &str) -> Result<usize, SceneError> {
     character
         .clips

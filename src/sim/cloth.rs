@@ -29,6 +29,7 @@ use glam::{Quat, Vec3};
 use super::bands::{Bands, PARALLEL_MIN_PARTICLES};
 use super::collision::Collider;
 use super::hard_pass::{HardInput, HardPass};
+use super::painted::painted_or_curve;
 use super::params::FabricParams;
 use super::relax::{pad, relax, unpad, Kernel, LinkList, Proj, LANES, P4};
 use super::topology::{interleave, ConstraintKind, Link, Topology};
@@ -156,6 +157,9 @@ pub struct Cloth {
     /// Per particle: inverse mass relative to the hem row (pinned: 0).
     inv_mass: Vec<f32>,
     max_distance: Vec<f32>,
+    /// Per particle: the artist's painted max distance, `None` where the curve applies
+    /// ([`Cloth::set_painted_max_distances`]).
+    painted: Vec<Option<f32>>,
     pos: Vec<Vec3>,
     prev: Vec<Vec3>,
     contact: Vec<bool>,
@@ -270,6 +274,7 @@ impl Cloth {
             hard,
             inv_mass: vec![0.0; n],
             max_distance: vec![0.0; n],
+            painted: vec![None; n],
             pos: topo.rest.clone(),
             prev: topo.rest.clone(),
             contact: vec![false; n],
@@ -297,7 +302,9 @@ impl Cloth {
         let p = &self.params;
         let topo = &self.topo;
         for i in 0..topo.len() {
-            self.max_distance[i] = p.max_distance_at(topo.row_fraction(i), topo.edge[i]);
+            // A pinned particle sits on its reference point: paint does not unpin it.
+            let painted = self.painted[i].filter(|_| !topo.pinned[i]);
+            self.max_distance[i] = painted_or_curve(p, painted, topo.row_fraction(i), topo.edge[i]);
             self.inv_mass[i] = p.inv_mass_at(topo.row(i), topo.rows, topo.pinned[i]);
         }
         let falloff = p.mass_falloff;
@@ -310,6 +317,21 @@ impl Cloth {
             }
             list.sync_packs();
         }
+    }
+
+    /// Uses the artist's painted max distances (metres, one per particle in the grid's order,
+    /// `None` where the curve applies; see [`painted_or_curve`]) from the next step on; an
+    /// empty slice goes back to the curve everywhere. Pinned particles keep theirs. Returns
+    /// false, changing nothing, when `painted` is neither empty nor one entry per particle.
+    pub fn set_painted_max_distances(&mut self, painted: &[Option<f32>]) -> bool {
+        match painted.len() {
+            0 => self.painted.fill(None),
+            n if n == self.painted.len() => self.painted.copy_from_slice(painted),
+            _ => return false,
+        }
+        let params = self.params.clone();
+        self.set_params(&params);
+        true
     }
 
     /// The parameters in use (after clamping).

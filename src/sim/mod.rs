@@ -43,6 +43,7 @@ pub mod collision;
 mod fixed_step;
 mod frame;
 pub mod hard_pass;
+pub mod painted;
 pub mod params;
 mod relax;
 pub mod topology;
