@@ -217,7 +217,7 @@ fn the_engines_get_the_veils_grid_pinned_row_and_edges() {
     let grid = GridSize::of_layout(scene.rig().layout());
     assert_eq!(grid, GridSize::builtin_jacket());
     let topo = scene.cloth().topology();
-    let table = particle_table(grid, scene.params());
+    let table = particle_table(grid, scene.params(), &[]);
     assert_eq!(table.len(), topo.len());
     for (q, i) in table.iter().zip(0..) {
         assert_eq!(
