@@ -51,9 +51,30 @@ fn painting_the_hem_0_pins_it_in_simulate_and_the_unpainted_particles_keep_the_c
         if hem().contains(&i) {
             assert_eq!(md[i], 0.0, "hem particle {i}");
             assert!(curve[i] > 0.1, "the curve gives the hem {}", curve[i]);
-        } else {
-            assert_eq!(md[i], curve[i], "particle {i} left the curve");
+        } else if i >= COLS {
+            // The hard constraints hold each column at rest length, so nothing above a
+            // pinned hem may stray either.
+            assert_eq!(md[i], 0.0, "particle {i} above the pinned hem");
         }
+    }
+    // One particle painted mid-column: the column above it is held as close, the rows below
+    // and every other column keep the curve.
+    let (col, row) = (5, 4);
+    let mut map = MaxDistanceMap::new(COLS, ROWS);
+    map.metres[row * COLS + col] = Some(0.01);
+    let one = Preset {
+        max_distance_map: Some(map),
+        ..tweed()
+    };
+    let scene = Scene::new(character(), &one, "dodge").unwrap();
+    let held = scene.cloth().max_distances();
+    for i in COLS..held.len() {
+        let expected = if i % COLS == col && i / COLS <= row {
+            curve[i].min(0.01)
+        } else {
+            curve[i]
+        };
+        assert_eq!(held[i], expected, "particle {i}");
     }
     // Stepped through the dodge, the hem never leaves its skinned position.
     for _ in 0..180 {
@@ -76,6 +97,19 @@ fn painting_the_hem_0_pins_it_in_simulate_and_the_unpainted_particles_keep_the_c
         "{}",
         after.hem_swing_peak_cm
     );
+}
+
+#[test]
+fn a_hem_painted_close_under_free_rows_keeps_its_columns_at_rest_length() {
+    // The hem held within 1 cm, the rows above it on the curve (up to 25 cm): the hard
+    // constraints must still hold every column, with nothing clamped after the hard pass.
+    let m = simulate(character(), &hem_painted(0.01), "walk", 6.0).unwrap();
+    assert!(
+        m.max_vertical_stretch_pct < 0.01,
+        "columns stretch {} %",
+        m.max_vertical_stretch_pct
+    );
+    assert_eq!(m.post_hard_clamps, 0, "clamped after the hard pass");
 }
 
 #[test]

@@ -307,6 +307,9 @@ impl Cloth {
             self.max_distance[i] = painted_or_curve(p, painted, topo.row_fraction(i), topo.edge[i]);
             self.inv_mass[i] = p.inv_mass_at(topo.row(i), topo.rows, topo.pinned[i]);
         }
+        if p.hard_constraints {
+            column_reach(topo, &mut self.max_distance);
+        }
         let falloff = p.mass_falloff;
         let serial = [(0, &mut self.stretch), (0, &mut self.shear_bend)];
         let banded = self.bands.iter_mut().flat_map(|b| b.lists_mut());
@@ -850,6 +853,20 @@ impl Cloth {
             self.contact[i] |= touched;
         }
         self.contact.iter().map(|&c| c as u32).sum()
+    }
+}
+
+/// With the hard constraints on, no particle may stray further from its reference point than
+/// any particle below it in its column: the column is held at rest length, so a particle held
+/// close below (a small painted max distance under a larger one) would otherwise have to pull
+/// its link long, or the hard pass would have to give. Walking up from the hem, each particle
+/// keeps the smaller of its own max distance and the one below it. A curve that grows toward
+/// the hem (every shipped preset) is unchanged.
+fn column_reach(topo: &Topology, max_distance: &mut [f32]) {
+    for i in (0..topo.len().saturating_sub(topo.cols)).rev() {
+        if !topo.pinned[i] {
+            max_distance[i] = max_distance[i].min(max_distance[i + topo.cols]);
+        }
     }
 }
 
