@@ -13,6 +13,7 @@ mod character_panel;
 mod command;
 pub mod compare;
 mod dialogs;
+mod fold_panel;
 pub mod document;
 mod panels;
 mod params_panel;

@@ -49,7 +49,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::files::{write_atomic, WriteError};
-use crate::sim::FabricParams;
+use crate::sim::{FabricParams, FoldLine};
 
 pub mod convert;
 pub mod look;
@@ -88,6 +88,14 @@ impl Garment {
             Garment::HoodedJacket => "hooded_jacket",
         }
     }
+
+    /// The simulation grid the garment is built on, (columns, rows): what fold lines are
+    /// checked against (the jacket rig's default layout is this size).
+    pub fn grid(self) -> (usize, usize) {
+        match self {
+            Garment::Jacket | Garment::HoodedJacket => (17, 10),
+        }
+    }
 }
 
 /// A fabric preset.
@@ -122,6 +130,11 @@ pub struct Preset {
     /// Every knob.
     #[serde(default)]
     pub params: FabricParams,
+    /// Rows or columns of the garment's simulation grid with no bend links across them, so the
+    /// fabric folds there (an inner row 1 to rows - 2 or column 1 to cols - 2 of
+    /// [`Garment::grid`]). Absent: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fold_lines: Vec<FoldLine>,
 }
 
 impl Default for Preset {
@@ -259,6 +272,7 @@ impl Preset {
             look: Look::default(),
             converted_from_hz: None,
             params,
+            fold_lines: Vec::new(),
         }
     }
 
@@ -421,6 +435,19 @@ impl Preset {
                 value: self.look.sheerness as f64,
                 range: Look::SHEERNESS_RANGE.to_string(),
             });
+        }
+        let (cols, rows) = self.garment.grid();
+        for (k, line) in self.fold_lines.iter().enumerate() {
+            if line.check(cols, rows).is_err() {
+                let field = format!("fold_lines[{k}].index");
+                return Err(PresetError::OutOfRange {
+                    path: path.to_path_buf(),
+                    at: locate("fold_lines"),
+                    field,
+                    value: line.index as f64,
+                    range: crate::sim::fold::allowed_text(line.axis, cols, rows),
+                });
+            }
         }
         if let Some(hz) = self.converted_from_hz {
             let spec = FabricParams::spec("timestep_hz").unwrap_or(&FabricParams::SPECS[0]);
