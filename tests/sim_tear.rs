@@ -91,7 +91,10 @@ fn a_cloth_pulled_past_the_tear_ratio_tears_and_opens() {
         .filter(|(l, &t)| t && l.kind.is_stretch())
         .map(|(l, _)| p[l.a as usize].distance(p[l.b as usize]) / l.rest)
         .fold(0.0f32, f32::max);
-    assert!(apart > 3.0, "the torn ends are at most {apart} x rest apart");
+    assert!(
+        apart > 3.0,
+        "the torn ends are at most {apart} x rest apart"
+    );
     // Torn links are counted once and stay torn while the pull goes on.
     assert!(counts.windows(2).all(|w| w[0] <= w[1]));
     assert_eq!(
@@ -198,7 +201,13 @@ fn folded_strip(crease: bool) -> (usize, f32) {
     let y = -(hinge as f32) * spacing;
     let folded: Vec<Vec3> = rest
         .iter()
-        .map(|p| if p.y < y { Vec3::new(p.x, y, y - p.y) } else { *p })
+        .map(|p| {
+            if p.y < y {
+                Vec3::new(p.x, y, y - p.y)
+            } else {
+                *p
+            }
+        })
         .collect();
     cloth.set_positions(&folded, &folded).unwrap();
     for _ in 0..60 {
@@ -290,8 +299,8 @@ mod preset_file {
 
     #[test]
     fn bad_fold_lines_are_clear_errors_naming_the_file_the_field_and_the_range() {
-        let out_of_range = load(&with_fold_lines(r#"[{ "axis": "row", "index": 9 }]"#))
-            .unwrap_err();
+        let out_of_range =
+            load(&with_fold_lines(r#"[{ "axis": "row", "index": 9 }]"#)).unwrap_err();
         assert_eq!(out_of_range.field(), Some("fold_lines[0].index"));
         let text = out_of_range.to_string();
         assert!(text.starts_with("creased.json:"), "{text}");
@@ -299,9 +308,15 @@ mod preset_file {
         let zero = load(&with_fold_lines(r#"[{ "axis": "column", "index": 0 }]"#)).unwrap_err();
         assert!(zero.to_string().contains("1 to 15"), "{zero}");
         for (lines, field) in [
-            (r#"[{ "axis": "diagonal", "index": 3 }]"#, "fold_lines[0].axis"),
+            (
+                r#"[{ "axis": "diagonal", "index": 3 }]"#,
+                "fold_lines[0].axis",
+            ),
             (r#"[{ "axis": "row", "index": -2 }]"#, "fold_lines[0].index"),
-            (r#"[{ "axis": "row", "index": 2.5 }]"#, "fold_lines[0].index"),
+            (
+                r#"[{ "axis": "row", "index": 2.5 }]"#,
+                "fold_lines[0].index",
+            ),
             (r#"[{ "axis": "row" }]"#, "fold_lines[0]"),
             (r#"{ "axis": "row", "index": 3 }"#, "fold_lines"),
         ] {

@@ -11,7 +11,12 @@ use crate::preset::Garment;
 use crate::sim::{FoldAxis, FoldLine};
 
 /// The list; pushes [`Command::SetFoldLines`] with the edited list when anything changes.
-pub(super) fn fold_lines_ui(ui: &mut Ui, lines: &[FoldLine], garment: Garment, out: &mut Vec<Command>) {
+pub(super) fn fold_lines_ui(
+    ui: &mut Ui,
+    lines: &[FoldLine],
+    garment: Garment,
+    out: &mut Vec<Command>,
+) {
     let (cols, rows) = garment.grid();
     let last = |axis: FoldAxis| match axis {
         FoldAxis::Row => rows.saturating_sub(2).max(1),

@@ -174,7 +174,9 @@ impl Playback {
     /// Rebuilds the cloth with these fold lines, from the clip start. A line off the grid is
     /// refused (the message names it and the allowed range) and changes nothing.
     pub fn set_fold_lines(&mut self, lines: &[FoldLine]) -> Result<(), String> {
-        self.scene.set_fold_lines(lines).map_err(|e| e.to_string())?;
+        self.scene
+            .set_fold_lines(lines)
+            .map_err(|e| e.to_string())?;
         self.history.clear();
         Ok(())
     }
