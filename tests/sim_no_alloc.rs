@@ -143,3 +143,37 @@ fn the_banded_step_on_several_threads_allocates_nothing() {
         assert_eq!(allocated, 0, "the banded step allocated");
     });
 }
+
+#[test]
+fn tearing_allocates_nothing_when_links_tear_or_are_mended() {
+    let params = cloth_tuner::sim::FabricParams {
+        tear_ratio: 1.3,
+        max_distance_top: 1.0,
+        max_distance_hem: 1.0,
+        ..Default::default()
+    };
+    let topo = Topology::flat_grid(8, 6, 0.05, Vec3::new(-0.175, 1.2, 0.0));
+    let rest = topo.rest.clone();
+    let mut cloth = Cloth::new(topo, &params);
+    let mut reference = rest.clone();
+    let before = allocations();
+    for step in 1..=60 {
+        // The pinned row pulled apart in the middle, 0.6 m/s each way.
+        let spread = 0.6 * step as f32 / 60.0;
+        for c in 0..8 {
+            let side = if c < 4 { -1.0 } else { 1.0 };
+            reference[c] = rest[c] + Vec3::X * side * spread;
+        }
+        let input = StepInput {
+            frame: Frame::IDENTITY,
+            reference: &reference,
+            colliders: &[],
+        };
+        cloth.step(&input).unwrap();
+    }
+    let torn = cloth.torn_count();
+    cloth.reset_to(&rest).unwrap();
+    assert_eq!(allocations(), before, "tearing or mending allocated");
+    assert!(torn > 0, "nothing tore");
+    assert_eq!(cloth.torn_count(), 0);
+}

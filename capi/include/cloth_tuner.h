@@ -223,6 +223,11 @@ typedef struct CtStats {
    * Seconds simulated.
    */
   double time;
+  /**
+   * Links torn since the cloth was made or last reset (with the links gone with them; 0
+   * while the preset's `tear_ratio` is 0).
+   */
+  uint64_t torn_links;
 } CtStats;
 
 #ifdef __cplusplus

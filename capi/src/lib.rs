@@ -157,6 +157,9 @@ pub struct CtStats {
     pub timestep_hz: f32,
     /// Seconds simulated.
     pub time: f64,
+    /// Links torn since the cloth was made or last reset (with the links gone with them; 0
+    /// while the preset's `tear_ratio` is 0).
+    pub torn_links: u64,
 }
 
 /// A cloth built from a preset and a grid. Opaque to C.
@@ -372,7 +375,9 @@ pub unsafe extern "C" fn ct_cloth_create(
             Preset::load(Path::new(path)).map_err(|e| (CtStatus::PresetError, e.to_string()))?;
         let rest: Vec<Vec3> = rest.iter().copied().map(vec3).collect();
         let topology = Topology::from_grid(cols as usize, rows as usize, rest.clone())
-            .map_err(|e| (CtStatus::TopologyError, e.to_string()))?;
+            .map_err(|e| (CtStatus::TopologyError, e.to_string()))?
+            .with_fold_lines(&preset.fold_lines)
+            .map_err(|e| (CtStatus::TopologyError, format!("{path}: {e}")))?;
         let mut cloth = Cloth::new(topology, &preset.params);
         preset
             .check_map_grid(Path::new(path), cols as usize, rows as usize)
@@ -564,6 +569,7 @@ pub unsafe extern "C" fn ct_cloth_stats(cloth: *const CtCloth, out: *mut CtStats
             contacts: c.contacts,
             timestep_hz: c.cloth.params().timestep_hz,
             time: c.cloth.time(),
+            torn_links: c.cloth.torn_count() as u64,
         };
         Ok(())
     })

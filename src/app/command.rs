@@ -15,7 +15,7 @@ use crate::export::Engine;
 use crate::preset::Garment;
 use crate::preset::Look;
 use crate::render::{Overlays, Quality, View};
-use crate::sim::FabricParams;
+use crate::sim::{FabricParams, FoldLine};
 
 /// One thing the artist asked for.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +53,8 @@ pub enum Command {
     AnswerDiscard(bool),
     Rename(String),
     SetGarment(Garment),
+    /// The garment's fold lines after an edit in the panel.
+    SetFoldLines(Vec<FoldLine>),
     /// The parameter panel's knobs after this frame: `reset_one` when a knob was reset to its
     /// saved value, `pointer_down` while a slider gesture may still be going on.
     EditParams {
@@ -170,6 +172,10 @@ impl App {
                 self.doc.preset.garment = g;
                 playback.set_garment(g);
             }
+            Command::SetFoldLines(lines) => match playback.set_fold_lines(&lines) {
+                Ok(()) => self.doc.preset.fold_lines = lines,
+                Err(e) => self.status = e,
+            },
             Command::EditParams {
                 params,
                 reset_one,

@@ -14,6 +14,7 @@ mod command;
 pub mod compare;
 mod dialogs;
 pub mod document;
+mod fold_panel;
 pub mod paint;
 mod panels;
 mod params_panel;

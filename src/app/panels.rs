@@ -191,6 +191,11 @@ impl App {
             }
             timeline::timeline(playback, ui, out);
             ui.label(format!("{:.0} fps", self.view.fps.fps()));
+            let scene = playback.scene();
+            if scene.params().tear_ratio > 0.0 {
+                ui.label(format!("{} torn links", scene.cloth().torn_count()))
+                    .on_hover_text("Links torn since the clip start (Reset mends them)");
+            }
         });
     }
 
@@ -216,6 +221,7 @@ impl App {
             }
         });
         look_editor(ui, &preset.look, out);
+        super::fold_panel::fold_lines_ui(ui, &preset.fold_lines, preset.garment, out);
         ui.separator();
         egui::ScrollArea::vertical().show(ui, |ui| {
             let map = preset.max_distance_map.as_ref();

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use super::plots::History;
 use crate::preset::{Garment, Preset};
 use crate::rig::Scene;
-use crate::sim::{FabricParams, FixedStep};
+use crate::sim::{FabricParams, FixedStep, FoldLine};
 
 /// At most this many simulation steps per drawn frame; a slower frame drops the backlog.
 pub const MAX_STEPS_PER_FRAME: u32 = 8;
@@ -171,11 +171,25 @@ impl Playback {
         self.history.clear();
     }
 
-    /// Another preset: its knobs and garment, from the clip start.
+    /// Rebuilds the cloth with these fold lines, from the clip start. A line off the grid is
+    /// refused (the message names it and the allowed range) and changes nothing.
+    pub fn set_fold_lines(&mut self, lines: &[FoldLine]) -> Result<(), String> {
+        self.scene
+            .set_fold_lines(lines)
+            .map_err(|e| e.to_string())?;
+        self.history.clear();
+        Ok(())
+    }
+
+    /// Another preset: its knobs, garment and fold lines, from the clip start.
     pub fn load_preset(&mut self, preset: &Preset) {
         self.set_params(&preset.params);
         if preset.garment != self.scene.garment() {
             self.scene.set_garment(preset.garment);
+        }
+        if preset.fold_lines != self.scene.fold_lines() {
+            // A loaded preset's lines were checked against its garment's grid.
+            let _ = self.scene.set_fold_lines(&preset.fold_lines);
         }
         self.reset();
     }

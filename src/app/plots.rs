@@ -19,7 +19,7 @@ pub struct Metric {
 }
 
 /// Every plotted measurement, in display order.
-pub const METRICS: [Metric; 6] = [
+pub const METRICS: [Metric; 7] = [
     Metric {
         name: "Vertical stretch",
         unit: "%",
@@ -44,6 +44,11 @@ pub const METRICS: [Metric; 6] = [
         name: "Max-distance saturation",
         unit: "%",
         read: |s| s.max_distance_saturation as f64 * 100.0,
+    },
+    Metric {
+        name: "Torn links",
+        unit: "links",
+        read: |s| s.torn_links as f64,
     },
     Metric {
         name: "Time per step",
@@ -109,7 +114,8 @@ impl History {
     /// Draws one small plot per measurement, three per row; hovering shows values.
     pub fn ui(&self, ui: &mut Ui) {
         let width = ((ui.available_width() - 16.0) / 3.0).max(120.0);
-        let height = ((ui.available_height() - 12.0) / 2.0).clamp(50.0, 160.0);
+        let rows = METRICS.len().div_ceil(3) as f32;
+        let height = ((ui.available_height() - 12.0) / rows).clamp(50.0, 160.0);
         egui::Grid::new("plots").num_columns(3).show(ui, |ui| {
             for (i, m) in METRICS.iter().enumerate() {
                 let last = self.last().map(|s| (m.read)(s)).unwrap_or(0.0);

@@ -285,6 +285,10 @@ impl App {
         if garment_changed {
             self.playback.set_garment(save.preset.garment);
         }
+        if save.preset.fold_lines != self.playback.scene().fold_lines() {
+            // An autosave is a preset this build wrote: its lines fit its garment.
+            let _ = self.playback.set_fold_lines(&save.preset.fold_lines);
+        }
         self.recovery
             .autosaver
             .adopt(self.doc.preset(), self.doc.path(), now);

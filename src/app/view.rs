@@ -105,7 +105,7 @@ impl ViewState {
         ui.separator();
         ui.checkbox(
             &mut o.sim_mesh,
-            "Simulation mesh (stretch blue, shear/bend orange)",
+            "Simulation mesh (stretch blue, shear/bend orange, fold lines magenta)",
         );
         ui.checkbox(&mut o.edge_particles, "Edge particles");
         ui.checkbox(&mut o.pinned_particles, "Pinned particles");

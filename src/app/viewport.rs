@@ -15,7 +15,7 @@ use crate::render::{
     SceneData,
 };
 use crate::rig::Scene;
-use crate::sim::{Collider, Topology};
+use crate::sim::{Collider, FoldLine, Topology};
 
 /// An owned triangle mesh (copied out of the simulation for the paint callback).
 #[derive(Clone, Debug, Default)]
@@ -44,6 +44,8 @@ pub struct OwnedCloth {
     pub topology: Arc<Topology>,
     pub references: Vec<Vec3>,
     pub max_distances: Vec<f32>,
+    pub torn: Vec<bool>,
+    pub fold_lines: Vec<FoldLine>,
 }
 
 /// Everything the paint callback needs, owned.
@@ -71,6 +73,8 @@ impl Snapshot {
                 topology: &c.topology,
                 references: &c.references,
                 max_distances: &c.max_distances,
+                torn: &c.torn,
+                fold_lines: &c.fold_lines,
             }),
             colliders: &self.colliders,
             hood_colliders: &self.hood_colliders,
@@ -520,6 +524,8 @@ impl SnapshotCache {
                 topology,
                 references: c.references.to_vec(),
                 max_distances: c.max_distances.to_vec(),
+                torn: c.torn.to_vec(),
+                fold_lines: c.fold_lines.to_vec(),
             }
         });
         Snapshot {
@@ -539,9 +545,8 @@ impl SnapshotCache {
     fn shared_topology(&mut self, topo: &Topology) -> Arc<Topology> {
         match &self.topology {
             Some(t)
-                if t.len() == topo.len()
-                    && t.links.len() == topo.links.len()
-                    && t.rest == topo.rest =>
+                // Fold lines change which links there are, not how many.
+                if t.len() == topo.len() && t.links == topo.links && t.rest == topo.rest =>
             {
                 t.clone()
             }

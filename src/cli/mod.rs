@@ -53,8 +53,8 @@ pub enum Command {
     /// List every fabric parameter with its unit, range, default and what it does.
     Params,
     /// Run a preset on a clip with no window and print how the fabric behaves: stretch, hem
-    /// swing and settle time, edge motion, penetration, max-distance saturation, resets and
-    /// timings.
+    /// swing and settle time, edge motion, penetration, max-distance saturation, resets, torn
+    /// links (when the preset's `tear_ratio` is on; `torn_links` in `--json`) and timings.
     Simulate {
         /// The preset file.
         #[arg(long)]

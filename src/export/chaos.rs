@@ -57,6 +57,11 @@ pub(super) const LOST: &[Lost] = &[
         differs: "the wind itself is the level's, not the preset's: speed, direction and gusts must be set there",
     },
     Lost {
+        knob: "tear_ratio",
+        substitute: "none: tearing is not carried; the engine's links never break",
+        differs: "the jacket never tears or opens, however hard it is pulled",
+    },
+    Lost {
         knob: "ellipsoids",
         substitute: "the physics asset's spheres and capsules (sphyls)",
         differs: "the body is rounder where our ellipsoids were flat (chest, back)",

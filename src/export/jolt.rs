@@ -52,6 +52,11 @@ pub(super) const LOST: &[Lost] = &[
         differs: "no wind at all unless the game adds it",
     },
     Lost {
+        knob: "tear_ratio",
+        substitute: "none: tearing is not carried; the engine's links never break",
+        differs: "the jacket never tears or opens, however hard it is pulled",
+    },
+    Lost {
         knob: "ellipsoids",
         substitute: "the character's rigid bodies (capsules, spheres or convex hulls)",
         differs: "the body is rounder where our ellipsoids were flat (chest, back)",

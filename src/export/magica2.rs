@@ -77,6 +77,11 @@ pub(super) const LOST: &[Lost] = &[
         differs: "at another manager frequency the fabric is damped and relaxed by a different amount per second",
     },
     Lost {
+        knob: "tear_ratio",
+        substitute: "none: tearing is not carried; the engine's links never break",
+        differs: "the jacket never tears or opens, however hard it is pulled",
+    },
+    Lost {
         knob: "ellipsoids",
         substitute: "Magica's sphere, capsule and plane colliders",
         differs: "the body is rounder where our ellipsoids were flat (chest, back)",

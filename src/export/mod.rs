@@ -467,6 +467,7 @@ fn knob_shows(knob: &str, p: &FabricParams) -> bool {
         "mass_falloff" => p.mass_falloff != 1.0,
         "hard_constraints" => p.hard_constraints,
         "deformation_limit" => p.deformation_limit,
+        "tear_ratio" => p.tear_ratio > 0.0,
         "wind_speed" | "wind_drag" => windy,
         "gust_amplitude" | "gust_frequency" => windy && p.gust_amplitude > 0.0,
         "timestep_hz" => p.timestep_hz as f64 * p.substeps.max(1) as f64 != 90.0,

@@ -58,6 +58,11 @@ pub(super) const LOST: &[Lost] = &[
         differs: "a steady wind with no gusts",
     },
     Lost {
+        knob: "tear_ratio",
+        substitute: "none: tearing is not carried; the engine's links never break",
+        differs: "the jacket never tears or opens, however hard it is pulled",
+    },
+    Lost {
         knob: "ellipsoids",
         substitute: "spheres and capsules (`setSpheres`, `setCapsules`)",
         differs: "the body is rounder where our ellipsoids were flat (chest, back)",

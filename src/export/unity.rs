@@ -56,6 +56,11 @@ pub(super) const LOST: &[Lost] = &[
         differs: "the push no longer depends on how each triangle faces the wind, and gusts are random rather than rolling",
     },
     Lost {
+        knob: "tear_ratio",
+        substitute: "none: tearing is not carried; the engine's links never break",
+        differs: "the jacket never tears or opens, however hard it is pulled",
+    },
+    Lost {
         knob: "ellipsoids",
         substitute: "Unity's sphere and capsule colliders (`sphereColliders`, `capsuleColliders`)",
         differs: "the body is rounder where our ellipsoids were flat (chest, back); the jacket rides a little further out",

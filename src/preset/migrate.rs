@@ -273,19 +273,20 @@ mod tests {
     use super::*;
     use crate::sim::FabricParams;
 
-    const NEWER_THAN_V0: [&str; 5] = [
+    const NEWER_THAN_V0: [&str; 6] = [
         "deformation_limit",
         "substeps",
         "hood_damping",
         "hood_stiffness",
         "hood_swing_limit_deg",
+        "tear_ratio",
     ];
 
     #[test]
     fn every_current_knob_has_a_version_0_source() {
         for spec in FabricParams::SPECS {
-            // The switch comes from `stretch_limit`; version 0 had no substeps (1 each) and no
-            // hood knobs (the hood took the cloth's damping, no pull, no limit).
+            // The switch comes from `stretch_limit`; version 0 had no substeps (1 each), no
+            // hood knobs (the hood took the cloth's damping, no pull, no limit) and no tearing.
             let found = NEWER_THAN_V0.contains(&spec.name)
                 || V0_FIELDS.iter().any(|(_, new)| *new == spec.name);
             assert!(found, "{} has no version 0 field", spec.name);

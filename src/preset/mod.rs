@@ -49,7 +49,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::files::{write_atomic, WriteError};
-use crate::sim::FabricParams;
+use crate::sim::{FabricParams, FoldLine};
 
 pub mod convert;
 pub mod look;
@@ -94,6 +94,14 @@ impl Garment {
             Garment::Veil => "veil",
         }
     }
+
+    /// The simulation grid the garment is built on, (columns, rows): what fold lines are
+    /// checked against (the jacket rig's default layout is this size).
+    pub fn grid(self) -> (usize, usize) {
+        match self {
+            Garment::Jacket | Garment::HoodedJacket | Garment::Veil => (17, 10),
+        }
+    }
 }
 
 /// A fabric preset.
@@ -132,6 +140,11 @@ pub struct Preset {
     /// everywhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_distance_map: Option<MaxDistanceMap>,
+    /// Rows or columns of the garment's simulation grid with no bend links across them, so the
+    /// fabric folds there (an inner row 1 to rows - 2 or column 1 to cols - 2 of
+    /// [`Garment::grid`]). Absent: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fold_lines: Vec<FoldLine>,
 }
 
 impl Default for Preset {
@@ -270,6 +283,7 @@ impl Preset {
             converted_from_hz: None,
             params,
             max_distance_map: None,
+            fold_lines: Vec::new(),
         }
     }
 
@@ -434,6 +448,19 @@ impl Preset {
             });
         }
         self.check_map(path, &locate)?;
+        let (cols, rows) = self.garment.grid();
+        for (k, line) in self.fold_lines.iter().enumerate() {
+            if line.check(cols, rows).is_err() {
+                let field = format!("fold_lines[{k}].index");
+                return Err(PresetError::OutOfRange {
+                    path: path.to_path_buf(),
+                    at: locate("fold_lines"),
+                    field,
+                    value: line.index as f64,
+                    range: crate::sim::fold::allowed_text(line.axis, cols, rows),
+                });
+            }
+        }
         if let Some(hz) = self.converted_from_hz {
             let spec = FabricParams::spec("timestep_hz").unwrap_or(&FabricParams::SPECS[0]);
             if !spec.accepts(hz as f64) {

@@ -17,7 +17,7 @@ use three_d::{
 };
 
 use crate::rig::Scene;
-use crate::sim::{Collider, Topology};
+use crate::sim::{Collider, FoldAxis, FoldLine, Topology};
 pub use camera::{OrbitCamera, View};
 pub use fabric::FabricLook;
 pub use quality::Quality;
@@ -26,7 +26,8 @@ pub use quality::Quality;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Overlays {
-    /// The simulation mesh: stretch constraints in blue, shear/bend in orange.
+    /// The simulation mesh: stretch constraints in blue, shear/bend in orange, fold lines in
+    /// magenta; torn links are not drawn.
     pub sim_mesh: bool,
     /// Edge particles (hem, front opening) in yellow.
     pub edge_particles: bool,
@@ -123,6 +124,8 @@ pub fn scene_data(scene: &mut Scene, look: FabricLook) -> SceneData<'_> {
             topology: cloth.topology(),
             references: scene.references(),
             max_distances: cloth.max_distances(),
+            torn: cloth.torn_links(),
+            fold_lines: scene.fold_lines(),
         }),
         colliders: scene.colliders(),
         hood_colliders: if scene.garment() == crate::preset::Garment::HoodedJacket {
@@ -145,6 +148,10 @@ pub struct ClothData<'a> {
     pub references: &'a [GVec3],
     /// Each particle's max distance, metres.
     pub max_distances: &'a [f32],
+    /// Per link of `topology`: torn (not drawn); empty when nothing is.
+    pub torn: &'a [bool],
+    /// The garment's fold lines, drawn along their row or column.
+    pub fold_lines: &'a [FoldLine],
 }
 
 /// Everything one picture shows.
@@ -339,6 +346,7 @@ pub struct Renderer {
     heat: Option<Gm<Mesh, three_d::ColorMaterial>>,
     stretch_links: Shapes,
     shear_links: Shapes,
+    fold_lines: Shapes,
     edge_particles: Shapes,
     pinned_particles: Shapes,
     ellipsoids: Shapes,
@@ -406,6 +414,7 @@ impl Renderer {
             heat: None,
             stretch_links: Shapes::new(ctx, &cyl, srgba(60, 140, 255, 255), false),
             shear_links: Shapes::new(ctx, &cyl, srgba(255, 150, 40, 255), false),
+            fold_lines: Shapes::new(ctx, &cyl, srgba(235, 40, 220, 255), false),
             edge_particles: Shapes::new(ctx, &sph, srgba(250, 220, 40, 255), false),
             pinned_particles: Shapes::new(ctx, &sph, srgba(230, 40, 40, 255), false),
             ellipsoids: Shapes::new(ctx, &sph_fine, srgba(80, 220, 160, 70), true),
@@ -471,9 +480,10 @@ impl Renderer {
         // The simulation mesh, its particles and bones lie on or under the jacket: they are
         // drawn in a second pass over the picture (depth cleared), so they always show, still
         // hiding each other front to back.
-        let on_top: [(&Shapes, bool); 7] = [
+        let on_top: [(&Shapes, bool); 8] = [
             (&self.stretch_links, overlays.sim_mesh),
             (&self.shear_links, overlays.sim_mesh),
+            (&self.fold_lines, overlays.sim_mesh),
             (&self.edge_particles, overlays.edge_particles),
             (&self.pinned_particles, overlays.pinned_particles),
             (&self.bone_x, overlays.sim_bones),
@@ -611,6 +621,7 @@ impl Renderer {
     fn update_overlays(&mut self, root: GMat4, scene: &SceneData, o: &Overlays) {
         let mut stretch = Vec::new();
         let mut shear = Vec::new();
+        let mut folds = Vec::new();
         let mut edges = Vec::new();
         let mut pinned = Vec::new();
         let mut maxd = Vec::new();
@@ -620,9 +631,10 @@ impl Renderer {
             let pos = cloth.positions;
             let n = pos.len();
             if o.sim_mesh {
-                for l in &topo.links {
+                for (k, l) in topo.links.iter().enumerate() {
                     let (a, b) = (l.a as usize, l.b as usize);
-                    if a < n && b < n {
+                    // A torn link is gone from the cloth: the overlay shows the opening.
+                    if a < n && b < n && !cloth.torn.get(k).copied().unwrap_or(false) {
                         let (list, r) = if l.kind.is_stretch() {
                             (&mut stretch, 0.0035)
                         } else {
@@ -633,6 +645,7 @@ impl Renderer {
                         }
                     }
                 }
+                fold_segments(topo, pos, cloth.fold_lines, &mut folds);
             }
             for ((p, &edge), &pin) in pos.iter().zip(&topo.edge).zip(&topo.pinned) {
                 if o.edge_particles && edge {
@@ -658,6 +671,7 @@ impl Renderer {
         }
         self.stretch_links.set(root, &stretch);
         self.shear_links.set(root, &shear);
+        self.fold_lines.set(root, &folds);
         self.edge_particles.set(root, &edges);
         self.pinned_particles.set(root, &pinned);
         self.max_distance.set(root, &maxd);
@@ -829,6 +843,23 @@ pub fn heat_color(stretch: f32) -> [u8; 3] {
     let f = x - i as f32;
     let c = |k: usize| stops[i][k] + (stops[i + 1][k] - stops[i][k]) * f;
     [c(0).round() as u8, c(1).round() as u8, c(2).round() as u8]
+}
+
+/// Thick segments along each fold line's row or column (between neighbouring particles).
+fn fold_segments(topo: &Topology, pos: &[GVec3], lines: &[FoldLine], out: &mut Vec<GMat4>) {
+    let n = pos.len().min(topo.len());
+    for line in lines {
+        let (count, step, first) = match line.axis {
+            FoldAxis::Row => (topo.cols, 1, line.index * topo.cols),
+            FoldAxis::Column => (topo.rows, topo.cols, line.index),
+        };
+        for k in 1..count {
+            let (a, b) = (first + (k - 1) * step, first + k * step);
+            if b < n {
+                out.extend(segment(pos[a], pos[b], 0.005));
+            }
+        }
+    }
 }
 
 fn heat_mesh(ctx: &Context, cloth: &ClothData) -> Option<Gm<Mesh, three_d::ColorMaterial>> {

@@ -54,9 +54,11 @@ pub struct JacketLayout {
 
 impl Default for JacketLayout {
     fn default() -> Self {
+        // The grid the preset's fold lines are checked against.
+        let (cols, rows) = crate::preset::Garment::Jacket.grid();
         Self {
-            cols: 17,
-            rows: 10,
+            cols,
+            rows,
             top_height: 1.36,
             hem_height: 0.70,
             front_gap_deg: 40.0,
@@ -385,6 +387,16 @@ impl JacketRig {
     /// The layout the rig was built from.
     pub fn layout(&self) -> &JacketLayout {
         &self.layout
+    }
+
+    /// Where render vertex `v` lies on the simulation grid, as (column, row) coordinates, when
+    /// it is on the lower jacket's shells (the first vertices of the render mesh); `None` for
+    /// the yoke, collar, sleeves and hood.
+    pub fn shell_grid_coords(&self, v: u32) -> Option<(f32, f32)> {
+        let (nu, nv) = self.layout.render_grid();
+        let k = (v as usize).checked_rem(nu * nv)?;
+        ((v as usize) < 2 * nu * nv)
+            .then(|| (self.layout.render_u(k % nu), self.layout.render_v(k / nu)))
     }
 
     /// Whether the rig has the hood.

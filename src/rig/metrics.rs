@@ -54,6 +54,10 @@ pub struct Metrics {
     /// Pushes out of a collider after the hard pass pulled a particle in, and the largest, cm.
     pub post_hard_pushes: u64,
     pub post_hard_push_max_cm: f32,
+    /// Links torn by the end of the run (with those gone with them); absent when the preset's
+    /// `tear_ratio` is 0 (tearing off), so runs without tearing report what they always did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub torn_links: Option<usize>,
     /// Cloth step time, median and 99th percentile, microseconds.
     pub step_median_us: f64,
     pub step_p99_us: f64,
@@ -170,6 +174,7 @@ pub fn simulate(
         post_hard_clamp_max_cm: stats.post_hard_clamp_max * 100.0,
         post_hard_pushes: stats.post_hard_pushes,
         post_hard_push_max_cm: stats.post_hard_push_max * 100.0,
+        torn_links: (preset.params.tear_ratio > 0.0).then(|| scene.cloth().torn_count()),
         step_median_us: percentile(&mut step_times, 0.5) * 1e6,
         step_p99_us: percentile(&mut step_times, 0.99) * 1e6,
         frame_median_us: percentile(&mut frame_times, 0.5) * 1e6,
@@ -248,6 +253,7 @@ impl Metrics {
              resets                  {}\n\
              post-hard clamps        {} (largest {:.2} cm)\n\
              post-hard pushes        {} (largest {:.2} cm)\n\
+             {}\
              cloth step              median {:.1} us  p99 {:.1} us\n\
              jacket frame            median {:.1} us  p99 {:.1} us\n\
              skinning for drawing    median {:.1} us\n",
@@ -270,6 +276,9 @@ impl Metrics {
             self.post_hard_clamp_max_cm,
             self.post_hard_pushes,
             self.post_hard_push_max_cm,
+            self.torn_links
+                .map(|n| format!("torn links              {n}\n"))
+                .unwrap_or_default(),
             self.step_median_us,
             self.step_p99_us,
             self.frame_median_us,

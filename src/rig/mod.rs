@@ -52,6 +52,7 @@ mod scene;
 pub mod settings;
 mod skeleton;
 mod source;
+mod torn_mesh;
 mod veil;
 
 pub use character::{Character, RigError, NATIVE_GENERATOR};
@@ -64,3 +65,4 @@ pub use scene::{FrameStats, MeshView, Scene, SceneError};
 pub use settings::CharacterSettings;
 pub use skeleton::{Bone, Pose, Skeleton};
 pub use source::MAX_FILE_BYTES;
+pub use torn_mesh::open_indices;

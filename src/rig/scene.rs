@@ -10,12 +10,12 @@ use glam::{Mat4, Vec3};
 use super::ellipsoid::Ellipsoid;
 use super::hood::{swing_deg, HoodInput, Pendulum, MAX_COLLIDERS};
 use super::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
-use super::{skin, Character, Pose, Role};
+use super::{open_indices, skin, Character, Pose, Role};
 use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
 use crate::sim::{
     clear_point_on_sphere, push_out_all, swing_clear, Cloth, Collider, ConstraintKind,
-    FabricParams, Frame, StepInput, WorldMotion,
+    FabricParams, FoldError, FoldLine, Frame, StepInput, WorldMotion,
 };
 
 /// Rounds of pushing a reference point out of the body and swinging it back onto the sphere
@@ -32,6 +32,8 @@ pub enum SceneError {
     /// The preset's painted max distances do not fit the garment's grid.
     #[error("preset `{preset}`: field `max_distance_map`: {message}")]
     MaxDistanceMap { preset: String, message: String },
+    #[error("the preset's fold lines do not fit the garment: {0}")]
+    Fold(#[from] FoldError),
 }
 
 /// A triangle mesh in character space.
@@ -80,6 +82,9 @@ pub struct FrameStats {
     pub skin_seconds: f32,
     /// Resets after a non-finite state since the scene started.
     pub resets: u64,
+    /// Links torn since the clip started (or the last reset), with those gone with them
+    /// ([`Cloth::torn_count`]).
+    pub torn_links: usize,
 }
 
 /// The character in the jacket, playing a clip, one fixed step at a time.
@@ -129,6 +134,12 @@ pub struct Scene {
     skinned: bool,
     vertical: Vec<(u32, u32, f32)>,
     horizontal: Vec<(u32, u32, f32)>,
+    /// The preset's fold lines: the cloth is built without the bend links across them.
+    fold_lines: Vec<FoldLine>,
+    /// The jacket's triangles that draw: all but those across a torn link.
+    jacket_indices: Vec<u32>,
+    /// The cloth's torn count `jacket_indices` were made for (`None`: make them again).
+    indices_torn: Option<usize>,
 }
 
 impl Scene {
@@ -152,7 +163,8 @@ impl Scene {
     ) -> Result<Scene, SceneError> {
         let clip_index = find_clip(&character, clip)?;
         let rig = JacketRig::new(&character, &layout, preset.garment)?;
-        let mut cloth = Cloth::new(rig.topology.clone(), &preset.params);
+        let topology = rig.topology.clone().with_fold_lines(&preset.fold_lines)?;
+        let mut cloth = Cloth::new(topology, &preset.params);
         paint(&mut cloth, preset)?;
         let n = rig.topology.len();
         let neck = character.roles.bone(Role::Neck);
@@ -217,6 +229,9 @@ impl Scene {
             skinned: false,
             vertical,
             horizontal,
+            fold_lines: preset.fold_lines.clone(),
+            jacket_indices: Vec::new(),
+            indices_torn: None,
             rig,
         };
         scene.reset();
@@ -279,10 +294,18 @@ impl Scene {
         };
         if let Ok(rig) = JacketRig::new(&self.character, &layout, garment) {
             if reshaped {
-                // Another grid: a new cloth (on the same kernel) and buffers sized for it.
+                // Another shape: a new cloth (on the same kernel, with the same fold lines and
+                // paint where the grid still takes them) and buffers sized for it.
                 let kernel = self.cloth.kernel();
-                self.cloth = Cloth::new(rig.topology.clone(), self.cloth.params());
+                let topology = rig.topology.clone();
+                let topology = topology
+                    .clone()
+                    .with_fold_lines(&self.fold_lines)
+                    .unwrap_or(topology);
+                let painted = self.cloth.painted_max_distances().to_vec();
+                self.cloth = Cloth::new(topology, self.cloth.params());
                 self.cloth.set_kernel(kernel);
+                self.cloth.set_painted_max_distances(&painted);
                 self.references = vec![Vec3::ZERO; rig.topology.len()];
                 self.prev_offsets = vec![Vec3::ZERO; rig.topology.len()];
                 self.vertical = links_of(&rig, ConstraintKind::StretchVertical);
@@ -298,8 +321,25 @@ impl Scene {
             self.frame = rig.new_frame();
             self.rig = rig;
             self.garment = garment;
+            self.indices_torn = None;
             self.reset();
         }
+    }
+
+    /// The fold lines the cloth is built with.
+    pub fn fold_lines(&self) -> &[FoldLine] {
+        &self.fold_lines
+    }
+
+    /// Rebuilds the cloth without the bend links across `lines` (and with every other bend
+    /// link) and restarts the clip. A line off the grid is refused and changes nothing.
+    pub fn set_fold_lines(&mut self, lines: &[FoldLine]) -> Result<(), FoldError> {
+        let topology = self.rig.topology.clone().with_fold_lines(lines)?;
+        self.cloth = Cloth::new(topology, self.cloth.params());
+        self.fold_lines = lines.to_vec();
+        self.indices_torn = None;
+        self.reset();
+        Ok(())
     }
 
     /// Switches to another clip and restarts it.
@@ -374,6 +414,18 @@ impl Scene {
             &mut self.body_pos,
             &mut self.body_nrm,
         );
+        let torn = self.cloth.torn_count();
+        if self.indices_torn != Some(torn) {
+            let cloth = &self.cloth;
+            let links = &cloth.topology().links;
+            open_indices(
+                &self.rig,
+                links,
+                cloth.torn_links(),
+                &mut self.jacket_indices,
+            );
+            self.indices_torn = Some(torn);
+        }
         self.skinned = true;
         self.stats.skin_seconds = start.elapsed().as_secs_f32();
     }
@@ -451,7 +503,7 @@ impl Scene {
             positions: &self.jacket_pos,
             normals: &self.jacket_nrm,
             uvs: &self.rig.render.uvs,
-            indices: &self.rig.render.indices,
+            indices: &self.jacket_indices,
         }
     }
 
@@ -759,6 +811,7 @@ impl Scene {
             frame_seconds: 0.0,
             skin_seconds: self.stats.skin_seconds,
             resets: self.cloth.stats().resets,
+            torn_links: self.cloth.torn_count(),
         };
     }
 }

@@ -11,7 +11,8 @@
 //!    touched a collider last step), gravity and wind;
 //! 5. `iterations` relaxation passes: stretch links, then shear/bend links, each group with its
 //!    own stiffness, weighted by inverse mass, with the colliders between passes;
-//! 6. optionally Provot's deformation limit;
+//! 6. tearing: a link stretched past the tear ratio leaves the solve ([`super::tear`]);
+//!    optionally Provot's deformation limit (torn links left out);
 //! 7. explosion check: a non-finite or exploded state resets the cloth to the reference pose
 //!    and ends the step;
 //! 8. collisions (push out of every collider, remember the contact; a particle deep inside
@@ -32,6 +33,7 @@ use super::hard_pass::{HardInput, HardPass};
 use super::painted::painted_or_curve;
 use super::params::FabricParams;
 use super::relax::{pad, relax, unpad, Kernel, LinkList, Proj, LANES, P4};
+use super::tear::Tears;
 use super::topology::{interleave, ConstraintKind, Link, Topology};
 use super::wind::{rest_shares, steady_wind, triangle_wind, Air, Gust, WindMesh, WindScratch};
 use super::world_motion::{carry, WorldMotion};
@@ -154,6 +156,8 @@ pub struct Cloth {
     /// Every link sorted top-down for the deformation limit, the lower end taking the whole
     /// correction (the upper one is already solved), or half each on the same row.
     limit: Vec<Proj>,
+    /// Which links are torn (all whole until something stretches past the tear ratio).
+    tears: Tears,
     /// Per particle: inverse mass relative to the hem row (pinned: 0).
     inv_mass: Vec<f32>,
     max_distance: Vec<f32>,
@@ -242,14 +246,7 @@ impl Cloth {
             .iter()
             .filter(|l| !(topo.pinned[l.a as usize] && topo.pinned[l.b as usize]))
             .map(|l| {
-                let (ra, rb) = (topo.row(l.a as usize), topo.row(l.b as usize));
-                let (wa, wb) = if ra == rb {
-                    (0.5, 0.5)
-                } else if ra < rb {
-                    (0.0, 1.0)
-                } else {
-                    (1.0, 0.0)
-                };
+                let (wa, wb) = limit_weights(&topo, l.a as usize, l.b as usize);
                 Proj {
                     a: l.a,
                     b: l.b,
@@ -272,6 +269,7 @@ impl Cloth {
             kernel: Kernel::best(),
             work: vec![P4::default(); n],
             hard,
+            tears: Tears::new(&topo),
             inv_mass: vec![0.0; n],
             max_distance: vec![0.0; n],
             painted: vec![None; n],
@@ -310,16 +308,52 @@ impl Cloth {
         if p.hard_constraints {
             column_reach(topo, &mut self.max_distance);
         }
-        let falloff = p.mass_falloff;
+        self.refresh_weights();
+    }
+
+    /// Every solver link's correction shares from the mass falloff, zero for a torn link (a
+    /// projection that moves nothing, so the lists keep their plan); the deformation limit
+    /// leaves torn links out the same way.
+    fn refresh_weights(&mut self) {
+        let (topo, tears) = (&self.topo, &self.tears);
+        let falloff = self.params.mass_falloff;
         let serial = [(0, &mut self.stretch), (0, &mut self.shear_bend)];
         let banded = self.bands.iter_mut().flat_map(|b| b.lists_mut());
         for (start, list) in serial.into_iter().chain(banded) {
             for proj in &mut list.links {
                 let (a, b) = (proj.a as usize + start, proj.b as usize + start);
-                (proj.wa, proj.wb) = link_weights(topo, falloff, a, b);
+                (proj.wa, proj.wb) = if tears.is_dead(a as u32, b as u32) {
+                    (0.0, 0.0)
+                } else {
+                    link_weights(topo, falloff, a, b)
+                };
             }
             list.sync_packs();
         }
+        for proj in &mut self.limit {
+            if tears.is_dead(proj.a, proj.b) {
+                (proj.wa, proj.wb) = (0.0, 0.0);
+            } else {
+                (proj.wa, proj.wb) = limit_weights(topo, proj.a as usize, proj.b as usize);
+            }
+        }
+    }
+
+    /// Links out of the solve since the start or the last reset: torn, or gone with a torn
+    /// stretch link.
+    pub fn torn_count(&self) -> usize {
+        self.tears.count()
+    }
+
+    /// Per link of [`Cloth::topology`]: out of the solve (torn, or gone with a torn stretch
+    /// link).
+    pub fn torn_links(&self) -> &[bool] {
+        self.tears.dead()
+    }
+
+    /// The artist's painted max distances in use, one per particle (`None`: the curve).
+    pub fn painted_max_distances(&self) -> &[Option<f32>] {
+        &self.painted
     }
 
     /// Uses the artist's painted max distances (metres, one per particle in the grid's order,
@@ -415,8 +449,8 @@ impl Cloth {
         self.stats
     }
 
-    /// Puts every particle at rest on `reference` (character space) and forgets the previous
-    /// frame and time. Counters are kept. Refuses a reference of the wrong length or with a
+    /// Puts every particle at rest on `reference` (character space), mends every torn link and
+    /// forgets the previous frame and time. Counters are kept. Refuses a reference of the wrong length or with a
     /// non-finite point.
     pub fn reset_to(&mut self, reference: &[Vec3]) -> Result<(), StepError> {
         self.check_reference(reference)?;
@@ -439,8 +473,13 @@ impl Cloth {
         Ok(())
     }
 
-    /// Every particle at rest on `reference` (already checked), no previous frame, time 0.
+    /// Every particle at rest on `reference` (already checked), no previous frame, time 0,
+    /// every torn link mended.
     fn rest_on(&mut self, reference: &[Vec3]) {
+        if self.tears.count() > 0 {
+            self.tears.mend();
+            self.refresh_weights();
+        }
         self.pos.copy_from_slice(reference);
         self.prev.copy_from_slice(reference);
         self.contact.fill(false);
@@ -607,6 +646,9 @@ impl Cloth {
         self.compute_wind(to_local, &p, dt);
         self.integrate(to_local * Vec3::new(0.0, -p.gravity, 0.0), &p, dt);
         self.relax_passes(colliders, reference, &p);
+        if self.tears.check(&self.topo, &self.pos, p.tear_ratio) {
+            self.refresh_weights();
+        }
         if p.deformation_limit {
             self.limit_deformation(p.max_stretch_ratio);
         }
@@ -623,6 +665,7 @@ impl Cloth {
                 colliders,
                 margin: p.collision_margin,
                 sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
+                cut: self.tears.cut(),
             };
             let (pos, contact, stats) = (&mut self.pos, &mut self.contact, &mut self.stats);
             let parallel = self.bands.is_some();
@@ -895,6 +938,19 @@ fn link_weights(topo: &Topology, falloff: f32, a: usize, b: usize) -> (f32, f32)
             let wa = ratio / (1.0 + ratio);
             (wa, 1.0 - wa)
         }
+    }
+}
+
+/// The deformation limit's correction shares: the lower end takes it all (the upper one is
+/// already solved), or half each on the same row.
+fn limit_weights(topo: &Topology, a: usize, b: usize) -> (f32, f32) {
+    let (ra, rb) = (topo.row(a), topo.row(b));
+    if ra == rb {
+        (0.5, 0.5)
+    } else if ra < rb {
+        (0.0, 1.0)
+    } else {
+        (1.0, 0.0)
     }
 }
 

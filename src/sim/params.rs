@@ -377,6 +377,11 @@ fabric_params! {
     /// Thickness kept between the fabric and the colliders, in metres.
     collision_margin: f32 = 0.01, Float, 0, 0.05, "m", Collision, "Collision margin",
         "Gap between the body and the fabric (and between the hood and the head and shoulders). Raise it if the body pokes through the render mesh, lower it if the jacket floats.";
+    /// A link (stretch, shear or bend) stretched past this multiple of its rest length during a
+    /// step tears: it leaves the solve until the cloth is reset (`docs/preset-format.md`,
+    /// "Tearing", says what goes with it). 0 turns tearing off.
+    tear_ratio: f32 = 0.0, Float, 0, 5, "x rest", Stiffness, "Tear ratio",
+        "0: the fabric never tears. 1.1 to 5: a link pulled past this many times its rest length rips, and the jacket opens there in a slit or a hole (Reset mends it). Low values rip at the first hard tug, high ones only when snagged.";
 }
 
 impl FabricParams {

@@ -16,6 +16,7 @@ use glam::Vec3;
 pub use sphere::{clear_point_on_sphere, least_deep_point_on_sphere, swing_clear};
 
 use super::cloth::{clamp_to, excess, ClothStats};
+use super::tear::{CUT_RIGHT, CUT_UP};
 use super::topology::{ConstraintKind, Link, Topology};
 use super::{push_out_all, Collider};
 use sphere::{swing_within_reach, Rim};
@@ -50,6 +51,18 @@ pub(crate) struct HardInput<'a> {
     pub(crate) margin: f32,
     /// The deformation limit's stretch ratio when it is on: each row is held to it sideways.
     pub(crate) sideways: Option<f32>,
+    /// Per particle: which of its stretch links are torn ([`CUT_UP`]: the one from above, which
+    /// the pass then does not hang it from; [`CUT_RIGHT`]: the one to its right, which the
+    /// sideways limit then leaves alone). Empty: nothing torn.
+    pub(crate) cut: &'a [u8],
+}
+
+impl HardInput<'_> {
+    /// Whether particle `i`'s stretch link marked `bit` is torn.
+    #[inline]
+    fn is_cut(&self, i: usize, bit: u8) -> bool {
+        self.cut.get(i).is_some_and(|c| c & bit != 0)
+    }
 }
 
 /// The links the hard pass walks, built once from the topology.
@@ -158,6 +171,9 @@ impl HardPass {
         for row in self.links.chunks_exact(cols) {
             for l in &row[first..last] {
                 let (a, b) = (l.a as usize, l.b as usize);
+                if input.is_cut(b, CUT_UP) {
+                    continue;
+                }
                 // SAFETY: `a` and `b` are in this block's columns (link `k` joins `k` and
                 // `k + cols`, checked when the pass was built) and below the positions' length
                 // (every hard link comes from the topology the buffers were sized by). Blocks
@@ -189,10 +205,13 @@ impl HardPass {
         for (k, l) in self.links.iter().enumerate() {
             let b = l.b as usize;
             let (top, below) = (pos[l.a as usize], pos[b]);
-            let Some(x) = place(l, top, below, input, &mut contact[b], stats) else {
-                continue;
-            };
-            pos[b] = x;
+            // A torn column: the particle stays where the relaxation left it.
+            if !input.is_cut(b, CUT_UP) {
+                let Some(x) = place(l, top, below, input, &mut contact[b], stats) else {
+                    continue;
+                };
+                pos[b] = x;
+            }
             // A row is complete when the next link starts a lower one: with the deformation
             // limit on, hold its sideways links to the limit too before the row below is
             // placed from it.
@@ -219,6 +238,9 @@ impl HardPass {
             let mut over = false;
             for l in links {
                 let (a, b) = (l.a as usize, l.b as usize);
+                if input.is_cut(a, CUT_RIGHT) {
+                    continue;
+                }
                 let d = pos[b] - pos[a];
                 let Some(s) = excess(d, l.rest, ratio) else {
                     continue;
@@ -227,7 +249,7 @@ impl HardPass {
                 let half = d * (s * 0.5);
                 for (i, target) in [(a, pos[a] + half), (b, pos[b] - half)] {
                     let (t, rest) = self.up[i];
-                    if t == u32::MAX {
+                    if t == u32::MAX || input.is_cut(i, CUT_UP) {
                         continue;
                     }
                     let top = pos[t as usize];

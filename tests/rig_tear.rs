@@ -1,0 +1,128 @@
+//! Tearing and fold lines on the built-in character's jacket: the drawn mesh opens where the
+//! cloth tore, the stats count it, Reset mends it, and a preset's fold lines reach the cloth.
+
+use std::sync::Arc;
+
+use cloth_tuner::preset::Preset;
+use cloth_tuner::rig::{open_indices, Character, Scene};
+use cloth_tuner::sim::{ConstraintKind, FoldAxis, FoldLine};
+
+fn tweed() -> Preset {
+    Preset::load("presets/tweed.json").unwrap()
+}
+
+fn scene(preset: &Preset) -> Scene {
+    Scene::new(Arc::new(Character::builtin()), preset, "idle").unwrap()
+}
+
+/// The triangles of `all` that are not in `open` (as sorted triples).
+fn hidden(all: &[u32], open: &[u32]) -> Vec<[u32; 3]> {
+    let kept: std::collections::HashSet<[u32; 3]> =
+        open.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+    all.chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .filter(|t| !kept.contains(t))
+        .collect()
+}
+
+#[test]
+fn the_render_mesh_hides_the_triangles_across_a_torn_link_and_only_those() {
+    let scene = scene(&tweed());
+    let rig = scene.rig();
+    let links = &scene.cloth().topology().links;
+    let cols = rig.topology.cols;
+    let all = &rig.render.indices;
+    let mut out = Vec::new();
+    // Nothing torn: the whole mesh.
+    open_indices(rig, links, &vec![false; links.len()], &mut out);
+    assert_eq!(&out, all);
+    // Tear the horizontal link between columns 4 and 5 on row 5.
+    let (c, r) = (4usize, 5usize);
+    let a = (r * cols + c) as u32;
+    let k = links
+        .iter()
+        .position(|l| l.kind == ConstraintKind::StretchHorizontal && l.a == a)
+        .unwrap();
+    let mut torn = vec![false; links.len()];
+    torn[k] = true;
+    open_indices(rig, links, &torn, &mut out);
+    let gone = hidden(all, &out);
+    assert!(!gone.is_empty(), "no triangle stopped drawing");
+    assert_eq!(out.len() + gone.len() * 3, all.len());
+    // Every hidden triangle lies on the lower jacket around the link's middle, within half a
+    // cell across it.
+    for t in &gone {
+        for &v in t {
+            let (u, w) = rig.shell_grid_coords(v).expect("a shell vertex");
+            assert!((c as f32..=(c + 1) as f32).contains(&u), "column {u}");
+            assert!((w - r as f32).abs() <= 0.5, "row {w}");
+        }
+    }
+}
+
+#[test]
+fn a_jump_tears_a_weak_jacket_open_and_reset_mends_it() {
+    let mut preset = tweed();
+    preset.params.tear_ratio = 1.3;
+    let character = Arc::new(Character::builtin());
+    let mut scene = Scene::new(character.clone(), &preset, "jump").unwrap();
+    let full = scene.rig().render.indices.len();
+    for _ in 0..120 {
+        scene.step();
+    }
+    let torn = scene.cloth().torn_count();
+    assert!(torn > 0, "a jump at tear ratio 1.3 tore nothing");
+    assert_eq!(scene.frame_stats().torn_links, torn);
+    scene.skin_meshes();
+    assert!(
+        scene.jacket().indices.len() < full,
+        "the drawn jacket did not open"
+    );
+    // Reset mends every link and the jacket draws whole again.
+    scene.reset();
+    assert_eq!(scene.cloth().torn_count(), 0);
+    assert_eq!(scene.frame_stats().torn_links, 0);
+    scene.skin_meshes();
+    assert_eq!(scene.jacket().indices.len(), full);
+    // The shipped tweed (tearing off) comes through the same jump whole.
+    let mut whole = Scene::new(character, &tweed(), "jump").unwrap();
+    for _ in 0..120 {
+        whole.step();
+    }
+    assert_eq!(whole.cloth().torn_count(), 0);
+}
+
+#[test]
+fn a_presets_fold_lines_take_the_bend_links_across_them_out_of_the_jacket() {
+    let plain = scene(&tweed());
+    let mut preset = tweed();
+    preset.fold_lines = vec![
+        FoldLine {
+            axis: FoldAxis::Row,
+            index: 4,
+        },
+        FoldLine {
+            axis: FoldAxis::Column,
+            index: 8,
+        },
+    ];
+    let mut folded = scene(&preset);
+    let topo = &plain.rig().topology;
+    let before = plain.cloth().topology().links.len();
+    assert_eq!(before, topo.links.len());
+    assert_eq!(
+        before - folded.cloth().topology().links.len(),
+        topo.cols + topo.rows
+    );
+    assert_eq!(folded.fold_lines(), &preset.fold_lines[..]);
+    // Editing them in the tuner rebuilds the cloth; a line off the grid changes nothing.
+    folded.set_fold_lines(&[]).unwrap();
+    assert_eq!(folded.cloth().topology().links.len(), before);
+    let off = FoldLine {
+        axis: FoldAxis::Row,
+        index: topo.rows - 1,
+    };
+    let e = folded.set_fold_lines(&[off]).unwrap_err();
+    assert!(e.to_string().contains("1 to 8"), "{e}");
+    assert_eq!(folded.cloth().topology().links.len(), before);
+}
