@@ -20,8 +20,8 @@ mod common;
 
 /// Screen points (x, y) on the Time step slider's rail: near its right end (about 200 Hz) and
 /// a third along (about 90 Hz). The shipped tweed runs at 60 Hz.
-const TIMESTEP_HIGH: (u32, u32) = (110, 161);
-const TIMESTEP_LOW: (u32, u32) = (60, 161);
+const TIMESTEP_HIGH: (u32, u32) = (110, 207);
+const TIMESTEP_LOW: (u32, u32) = (60, 207);
 
 struct Tuner {
     app: Reap,
