@@ -10,6 +10,7 @@ use glam::{Mat4, Vec3};
 use super::ellipsoid::Ellipsoid;
 use super::hood::{swing_deg, HoodInput, Pendulum, MAX_COLLIDERS};
 use super::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
+use super::skirt::LegLines;
 use super::{skin, Character, Pose, Role};
 use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
@@ -126,11 +127,18 @@ pub struct Scene {
     skinned: bool,
     vertical: Vec<(u32, u32, f32)>,
     horizontal: Vec<(u32, u32, f32)>,
+    /// Per particle, the rest length of the vertical link into it ([`vertical_rest`]).
+    vertical_rest: Vec<f32>,
+    /// The skirt's leg lines this step (`None` for another garment).
+    leg_lines: Option<LegLines>,
+    /// Whether the skirt keeps out of the legs with its leg lines (on unless a test or a
+    /// comparison turns them off).
+    leg_lines_on: bool,
 }
 
 impl Scene {
     /// The preset's garment in its layout fitted to `character` ([`JacketLayout::fitted`],
-    /// [`JacketLayout::veil`]), tuned by `preset`, playing `clip`.
+    /// [`JacketLayout::veil`], [`JacketLayout::skirt`]), tuned by `preset`, playing `clip`.
     pub fn new(
         character: Arc<Character>,
         preset: &Preset,
@@ -213,6 +221,9 @@ impl Scene {
             skinned: false,
             vertical,
             horizontal,
+            vertical_rest: vertical_rest(&rig),
+            leg_lines: None,
+            leg_lines_on: true,
             rig,
         };
         scene.reset();
@@ -261,7 +272,8 @@ impl Scene {
         if garment == self.garment {
             return;
         }
-        let reshaped = (garment == Garment::Veil) != (self.garment == Garment::Veil);
+        let jacket = |g: Garment| matches!(g, Garment::Jacket | Garment::HoodedJacket);
+        let reshaped = garment != self.garment && !(jacket(garment) && jacket(self.garment));
         let layout = if reshaped {
             layout_for(&self.character, garment)
         } else {
@@ -277,6 +289,7 @@ impl Scene {
                 self.prev_offsets = vec![Vec3::ZERO; rig.topology.len()];
                 self.vertical = links_of(&rig, ConstraintKind::StretchVertical);
                 self.horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
+                self.vertical_rest = vertical_rest(&rig);
                 self.layout = layout;
             }
             let mut rest_model = Vec::new();
@@ -290,6 +303,18 @@ impl Scene {
             self.garment = garment;
             self.reset();
         }
+    }
+
+    /// The skirt's leg lines this step, whether or not they are on (`None` for another
+    /// garment).
+    pub fn leg_lines(&self) -> Option<LegLines> {
+        self.leg_lines
+    }
+
+    /// Turns the skirt's leg lines on or off (on by default; no effect on another garment):
+    /// off, the hem is held out of the legs by the collision alone.
+    pub fn set_leg_lines(&mut self, on: bool) {
+        self.leg_lines_on = on;
     }
 
     /// Switches to another clip and restarts it.
@@ -387,6 +412,13 @@ impl Scene {
         // The inputs come from the rig and are always finite; a refusal leaves the cloth as
         // it was for this step.
         let _ = self.cloth.step(&input);
+        if self.garment == Garment::Skirt {
+            let lines = self.leg_lines.filter(|_| self.leg_lines_on);
+            let rest = &self.vertical_rest;
+            self.cloth.adjust_positions(|topo, pos, prev| {
+                super::skirt::after_step(lines.as_ref(), topo.cols, &topo.pinned, rest, pos, prev)
+            });
+        }
         let step_seconds = cloth_start.elapsed().as_secs_f32();
         self.last_root = self.root;
         self.update_bones();
@@ -548,6 +580,7 @@ impl Scene {
         let hood = self.hood_matrix();
         self.rig.pose(&self.model, hood, &mut self.frame);
         self.rig.references(&self.frame, &mut self.references);
+        self.leg_lines = self.rig.leg_lines(&self.model);
         self.colliders.clear();
         let veil = self.garment == Garment::Veil;
         // The veil falls on the head, the neck and the shoulders.
@@ -778,8 +811,19 @@ fn new_pendulum(rig: &JacketRig, neck: Mat4) -> Pendulum {
 fn layout_for(character: &Character, garment: Garment) -> JacketLayout {
     match garment {
         Garment::Veil => JacketLayout::veil(character),
+        Garment::Skirt => JacketLayout::skirt(character),
         Garment::Jacket | Garment::HoodedJacket => JacketLayout::fitted(character),
     }
+}
+
+/// Per particle, the rest length of the vertical link into it from above (0 on the top row):
+/// what the skirt's pass after the step keeps its columns at.
+fn vertical_rest(rig: &JacketRig) -> Vec<f32> {
+    let mut out = vec![0.0; rig.topology.len()];
+    for &(_, b, rest) in &links_of(rig, ConstraintKind::StretchVertical) {
+        out[b as usize] = rest;
+    }
+    out
 }
 
 /// The links of one kind as (upper or left, lower or right, rest length), for the stretch
