@@ -74,7 +74,10 @@ fn the_skirt_keeps_the_jacket_guarantees_on_every_clip() {
         // The seam stays welded.
         let (pos, cols) = (scene.cloth().positions(), scene.cloth().topology().cols);
         for r in 0..pos.len() / cols {
-            assert!(pos[r * cols].distance(pos[r * cols + cols - 1]) < 1e-5, "{clip}");
+            assert!(
+                pos[r * cols].distance(pos[r * cols + cols - 1]) < 1e-5,
+                "{clip}"
+            );
         }
     }
 }
@@ -122,7 +125,7 @@ fn hem_between_legs(clip: &str, on: bool) -> usize {
         scene.step();
         let lines = scene.leg_lines().expect("the skirt has leg lines");
         let hem = scene.cloth().topology().hem();
-        let n = scene.cloth().positions()[hem]
+        let n = scene.cloth().positions()[hem.clone()]
             .iter()
             .filter(|p| lines.between(**p))
             .count();
@@ -160,4 +163,58 @@ fn switching_to_the_skirt_and_back_gives_the_jacket_it_had() {
     scene.set_garment(Garment::Jacket);
     assert!(scene.leg_lines().is_none());
     assert_eq!(run(&mut scene), fresh, "the jacket after the skirt");
+}
+
+/// The largest turn, degrees, between consecutive segments of the closed polygon `pts`.
+fn sharpest_turn_deg(pts: &[Vec3]) -> f32 {
+    let n = pts.len();
+    (0..n)
+        .map(|k| {
+            let a = pts[(k + 1) % n] - pts[k];
+            let b = pts[(k + 2) % n] - pts[(k + 1) % n];
+            a.angle_between(b).to_degrees()
+        })
+        .fold(0f32, f32::max)
+}
+
+#[test]
+fn the_drawn_hem_is_a_smooth_curve_through_the_hem_particles() {
+    // Seed 004: the hem is drawn along a spline through the coarse hem particles, so the
+    // polygon of 16 sides the simulation has reads as a curve.
+    let mut scene = Scene::new(character(), &skirt(), "walk").unwrap();
+    let layout = scene.rig().layout().clone();
+    let (nu, nv) = layout.render_grid();
+    let cps = layout.render_cols_per_sim;
+    for step in 0..120 {
+        scene.step();
+        if step % 20 != 19 {
+            continue;
+        }
+        scene.skin_meshes();
+        let topo = scene.cloth().topology();
+        let hem: Vec<Vec3> = scene.cloth().positions()[topo.hem()].to_vec();
+        let drawn: Vec<Vec3> = (0..nu - 1)
+            .map(|i| scene.jacket().positions[(nv - 1) * nu + i])
+            .collect();
+        for (c, p) in hem.iter().enumerate() {
+            let d = scene.jacket().positions[(nv - 1) * nu + c * cps].distance(*p);
+            assert!(
+                d <= layout.thickness,
+                "step {step}: drawn hem {d} m off hem particle {c}"
+            );
+        }
+        let sim = sharpest_turn_deg(&hem[..hem.len() - 1]);
+        let curve = sharpest_turn_deg(&drawn);
+        println!(
+            "step {step}: sharpest turn of the sim hem {sim:.1} deg, of the drawn one {curve:.1}"
+        );
+        assert!(
+            sim > 20.0,
+            "step {step}: the sim hem turns {sim} degrees at most"
+        );
+        assert!(
+            curve < sim / 3.0,
+            "step {step}: the drawn hem turns {curve} degrees, the sim's {sim}"
+        );
+    }
 }

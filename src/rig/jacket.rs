@@ -956,7 +956,7 @@ fn lower_binding(rig: &JacketRig, u: f32, v: f32) -> Binding {
 
 impl JacketLayout {
     /// Vertices of the lower jacket's render grid around the body and down it, per shell.
-    fn render_grid(&self) -> (usize, usize) {
+    pub fn render_grid(&self) -> (usize, usize) {
         (
             (self.cols - 1) * self.render_cols_per_sim + 1,
             (self.rows - 1) * self.render_rows_per_sim + 1,

@@ -381,6 +381,17 @@ impl Scene {
         let start = Instant::now();
         self.rig
             .skin_render(&self.frame, &mut self.jacket_pos, &mut self.jacket_nrm);
+        if self.garment == Garment::Skirt {
+            let (l, topo) = (&self.layout, self.cloth.topology());
+            super::skirt::smooth_hem(
+                &self.cloth.positions()[topo.hem()],
+                l.render_grid(),
+                (l.render_cols_per_sim, l.render_rows_per_sim),
+                l.thickness,
+                &mut self.jacket_pos,
+                &self.jacket_nrm,
+            );
+        }
         self.character
             .skin_matrices(&self.model, &mut self.body_skin);
         skin(
@@ -414,9 +425,12 @@ impl Scene {
         let _ = self.cloth.step(&input);
         if self.garment == Garment::Skirt {
             let lines = self.leg_lines.filter(|_| self.leg_lines_on);
-            let rest = &self.vertical_rest;
-            self.cloth.adjust_positions(|topo, pos, prev| {
-                super::skirt::after_step(lines.as_ref(), topo.cols, &topo.pinned, rest, pos, prev)
+            let hold = super::skirt::Hold {
+                rest: &self.vertical_rest,
+                reference: &self.references,
+            };
+            self.cloth.adjust_positions(|topo, md, pos, prev| {
+                super::skirt::after_step(lines.as_ref(), topo, md, &hold, pos, prev)
             });
         }
         let step_seconds = cloth_start.elapsed().as_secs_f32();
@@ -629,6 +643,11 @@ impl Scene {
                 .filter_map(|c| c.exit_along(*r, out, margin))
                 .fold(0.0, f32::max);
             *r = push_out_all(body, *r + out * t, None, margin, 4);
+        }
+        // The skirt's lower rows keep their references out of the leg lines too, so the max
+        // distance sphere is centred where the leg lines let the cloth be.
+        if let Some(lines) = &self.leg_lines {
+            lines.push_references(self.rig.topology.cols, &mut self.references);
         }
 
         // Down each column, keep every reference where the hard constraints can reach it:

@@ -16,6 +16,7 @@ use super::jacket::{
     landmarks, torso_rings, Binding, JacketLayout, JacketRig, Ring, BUILTIN_LANDMARKS,
 };
 use super::{Character, Role};
+use crate::sim::Topology;
 
 /// The smallest ring of a skirt's row (half width, front, back, metres on the built-in body).
 const RING_FLOOR: Vec3 = Vec3::new(0.1, 0.07, 0.07);
@@ -45,7 +46,9 @@ impl JacketLayout {
             hem_height: knee + HEM_ABOVE_KNEES * k,
             front_gap_deg: 0.0,
             clearance: 0.015 * k,
-            render_cols_per_sim: 4,
+            // Eight render columns a grid column: the spline hem turns under 3 degrees a
+            // segment ([`smooth_hem`]).
+            render_cols_per_sim: 8,
             render_rows_per_sim: 4,
             thickness: 0.004 * k,
             body_scale: k,
@@ -79,12 +82,7 @@ pub(super) fn rest_rings(
 /// waistband (pinned) and the rows below alike; the legs swing under it and the collision and
 /// the leg lines keep the cloth out of them.
 pub(super) fn reference_binding(rig: &JacketRig) -> Binding {
-    [
-        (rig.bones.pelvis as u16, 1.0),
-        (0, 0.0),
-        (0, 0.0),
-        (0, 0.0),
-    ]
+    [(rig.bones.pelvis as u16, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)]
 }
 
 /// Welds the skirt's seam: the first and last columns start at the same place and carry no
@@ -203,7 +201,11 @@ impl LegLines {
     /// knee-ankle one below (clamped to the ends).
     pub fn at_height(&self, side: usize, y: f32) -> Vec3 {
         let [hip, knee, ankle] = self.joints[side];
-        let (a, b) = if y >= knee.y { (hip, knee) } else { (knee, ankle) };
+        let (a, b) = if y >= knee.y {
+            (hip, knee)
+        } else {
+            (knee, ankle)
+        };
         let dy = b.y - a.y;
         let t = if dy.abs() < 1e-6 {
             0.0
@@ -214,8 +216,8 @@ impl LegLines {
     }
 
     /// Whether `p` is between the legs as one sees it: seen from above at `p`'s height, it
-    /// lies across the strip joining the two leg lines (not beyond either leg), within the
-    /// lines' radius of that strip's middle line.
+    /// lies in the gap between the two legs (on the segment joining the two leg lines, past
+    /// both legs' radius from their lines), within the lines' radius of that segment.
     pub fn between(&self, p: Vec3) -> bool {
         self.across(p).is_some()
     }
@@ -231,8 +233,10 @@ impl LegLines {
         if len2 < 1e-8 {
             return None;
         }
+        // Only the gap between the legs' capsules: beside a leg the capsule holds the cloth.
         let t = (q - l).dot(lr) / len2;
-        if !(0.0..=1.0).contains(&t) {
+        let end = self.radius / len2.sqrt();
+        if !(end..=1.0 - end).contains(&t) {
             return None;
         }
         let off = q - (l + lr * t);
@@ -271,42 +275,56 @@ impl LegLines {
         }
     }
 
-    /// Keeps the skirt's lower rows (from [`LEG_LINE_ROWS`] down) out of the legs and from
-    /// between them: see [`keep_hard`].
+    /// Pushes the references of the skirt's lower rows (`cols` a row) out of the legs and
+    /// from between them.
+    pub(super) fn push_references(&self, cols: usize, reference: &mut [Vec3]) {
+        let rows = reference.len() / cols;
+        for (i, r) in reference.iter_mut().enumerate() {
+            if self.push_row(i / cols, rows) {
+                *r = self.push_out(*r);
+            }
+        }
+    }
+
+    /// Whether row `r` of `rows` is one the leg lines hold ([`LEG_LINE_ROWS`]).
     fn push_row(&self, r: usize, rows: usize) -> bool {
         r as f32 >= (rows - 1) as f32 * LEG_LINE_ROWS
     }
 }
 
+/// What the skirt's pass after the step holds its particles to: per particle the vertical
+/// link's rest length into it from above (0 on the top row) and its reference point (the
+/// centre of its max distance sphere).
+pub struct Hold<'a> {
+    pub rest: &'a [f32],
+    pub reference: &'a [Vec3],
+}
+
 /// The skirt's pass after the cloth's step (after its hard pass): welds the seam
 /// ([`weld_seam`]), then, with `lines`, pushes the lower rows out of the legs and from between
 /// them ([`LegLines::push_out`]), top down, swinging each particle that moved, or whose upper
-/// neighbour moved, back to its rest length from the particle above (`rest`: the vertical
-/// link's rest length into each particle), so the vertical links stay hard.
+/// neighbour moved, back to its rest length from the particle above, so the vertical links
+/// stay hard, and within its max distance (`md`) of its reference.
 pub fn after_step(
     lines: Option<&LegLines>,
-    cols: usize,
-    pinned: &[bool],
-    rest: &[f32],
+    topo: &Topology,
+    md: &[f32],
+    hold: &Hold,
     pos: &mut [Vec3],
     prev: &mut [Vec3],
 ) {
-    weld_seam(cols, pinned, pos, prev);
-    keep_hard(lines, cols, pinned, rest, pos);
-}
-
-/// See [`after_step`]: the push and the swing back, column by column.
-fn keep_hard(lines: Option<&LegLines>, cols: usize, pinned: &[bool], rest: &[f32], pos: &mut [Vec3]) {
-    let rows = pos.len() / cols;
+    weld_seam(topo.cols, &topo.pinned, pos, prev);
+    let (cols, rows) = (topo.cols, topo.rows);
     for c in 0..cols {
         // The welded seam moved; every other column only where the lines push it.
         let mut moved = c == 0 || c == cols - 1;
         for r in 1..rows {
             let i = r * cols + c;
-            if pinned[i] {
+            if topo.pinned[i] {
                 continue;
             }
             let above = pos[i - cols];
+            let swing = |p: Vec3| above + (p - above).normalize_or(Vec3::NEG_Y) * hold.rest[i];
             let mut p = pos[i];
             if let Some(lines) = lines.filter(|l| l.push_row(r, rows)) {
                 // The swing can bring the point back in: push and swing a few times.
@@ -316,11 +334,85 @@ fn keep_hard(lines: Option<&LegLines>, cols: usize, pinned: &[bool], rest: &[f32
                         break;
                     }
                     moved = true;
-                    p = above + (pushed - above).normalize_or(Vec3::NEG_Y) * rest[i];
+                    p = swing(pushed);
                 }
             }
             if moved {
-                pos[i] = above + (p - above).normalize_or(Vec3::NEG_Y) * rest[i];
+                p = swing(p);
+                // Back inside the max distance, the nearest point of its sphere on the rest
+                // length sphere round the particle above.
+                let (centre, radius) = (hold.reference[i], md[i]);
+                if p.distance(centre) > radius {
+                    p = on_both_spheres(p, (above, hold.rest[i]), (centre, radius))
+                        .unwrap_or_else(|| swing(centre));
+                }
+                pos[i] = p;
+            }
+        }
+    }
+}
+
+/// The point nearest `p` on the circle where the spheres `a` and `b` (centre, radius) meet,
+/// or `None` where they do not.
+fn on_both_spheres(p: Vec3, a: (Vec3, f32), b: (Vec3, f32)) -> Option<Vec3> {
+    let ((ca, ra), (cb, rb)) = (a, b);
+    let d = ca.distance(cb);
+    if d < 1e-6 || d > ra + rb || d < (ra - rb).abs() {
+        return None;
+    }
+    let e = (cb - ca) / d;
+    let along = (ra * ra - rb * rb + d * d) / (2.0 * d);
+    let centre = ca + e * along;
+    let h = (ra * ra - along * along).max(0.0).sqrt();
+    let off = p - centre;
+    let w = (off - e * off.dot(e)).normalize_or(e.any_orthonormal_vector());
+    Some(centre + w * h * 0.9999)
+}
+
+/// A point on the closed uniform Catmull-Rom spline through `loop_pts` (the last joined back
+/// to the first) at parameter `u` (point `k` at `u = k`): through every point, with a
+/// tangent continuous between them.
+pub fn catmull_rom_loop(loop_pts: &[Vec3], u: f32) -> Vec3 {
+    let n = loop_pts.len() as i64;
+    let k = u.floor();
+    let t = u - k;
+    let at = |d: i64| loop_pts[(k as i64 + d).rem_euclid(n) as usize];
+    let (p0, p1, p2, p3) = (at(-1), at(0), at(1), at(2));
+    let (t2, t3) = (t * t, t * t * t);
+    ((p1 * 2.0)
+        + (p2 - p0) * t
+        + (p0 * 2.0 - p1 * 5.0 + p2 * 4.0 - p3) * t2
+        + (p1 * 3.0 - p0 - p2 * 3.0 + p3) * t3)
+        * 0.5
+}
+
+/// Seed 004's smooth hem: the drawn skirt's hem (render row `nv - 1` of both shells, `nu`
+/// vertices around each) follows the Catmull-Rom spline through the hem particles
+/// (`hem`, one row of the grid; its last is the welded seam, the same as its first), half the
+/// fabric's `thickness` outside and inside it; the render rows of the last simulation row
+/// above it (`rows_per_sim` of them) take a share of the same move that grows toward the hem,
+/// so the skinned sheet bends into it. `cols_per_sim` render columns span a grid column.
+pub(super) fn smooth_hem(
+    hem: &[Vec3],
+    (nu, nv): (usize, usize),
+    (cols_per_sim, rows_per_sim): (usize, usize),
+    thickness: f32,
+    pos: &mut [Vec3],
+    nrm: &[Vec3],
+) {
+    let ring = &hem[..hem.len() - 1];
+    let half = thickness * 0.5;
+    for shell in 0..2 {
+        let base = shell * nu * nv;
+        for i in 0..nu {
+            let h = base + (nv - 1) * nu + i;
+            let u = i as f32 / cols_per_sim as f32;
+            // Each shell's normals face away from the other (the inner one's inward).
+            let want = catmull_rom_loop(ring, u) + nrm[h] * half;
+            let delta = want - pos[h];
+            for s in 0..=rows_per_sim.min(nv - 1) {
+                let share = 1.0 - s as f32 / rows_per_sim as f32;
+                pos[h - s * nu] += delta * share;
             }
         }
     }
