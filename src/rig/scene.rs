@@ -428,6 +428,8 @@ impl Scene {
             let hold = super::skirt::Hold {
                 rest: &self.vertical_rest,
                 reference: &self.references,
+                body: &self.colliders[..self.body_colliders()],
+                margin: self.cloth.params().collision_margin,
             };
             self.cloth.adjust_positions(|topo, md, pos, prev| {
                 super::skirt::after_step(lines.as_ref(), topo, md, &hold, pos, prev)

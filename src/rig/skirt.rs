@@ -16,7 +16,7 @@ use super::jacket::{
     landmarks, torso_rings, Binding, JacketLayout, JacketRig, Ring, BUILTIN_LANDMARKS,
 };
 use super::{Character, Role};
-use crate::sim::Topology;
+use crate::sim::{swing_clear, Collider, Topology};
 
 /// The smallest ring of a skirt's row (half width, front, back, metres on the built-in body).
 const RING_FLOOR: Vec3 = Vec3::new(0.1, 0.07, 0.07);
@@ -27,6 +27,9 @@ const HEM_ABOVE_KNEES: f32 = 0.03;
 /// The leg lines' radius over the leg's own (its skin's distance from the bone line): a little
 /// wider, so the hem clears the leg rather than grazing it.
 const LEG_LINE_GROWTH: f32 = 1.15;
+
+/// How far past the leg lines' radius a push takes a point (a share of the radius).
+const PUSH_PAST: f32 = 1.02;
 
 /// How far up the skirt the leg lines reach: the rows from this fraction of the way down to
 /// the hem (the rows above lie on the hips, where the collision already holds them).
@@ -253,7 +256,9 @@ impl LegLines {
         } else {
             -side
         };
-        Some(dir * (self.radius - d))
+        // A little past the edge: the swing back to rest length pulls the point back a
+        // little.
+        Some(dir * (self.radius * PUSH_PAST - d))
     }
 
     /// Pushes `p` out of both legs' capsules (hip-knee and knee-ankle, of the lines' radius)
@@ -265,7 +270,7 @@ impl LegLines {
                 let c = closest_on_segment(p, a, b);
                 let d = p.distance(c);
                 if d < self.radius && d > 1e-6 {
-                    p = c + (p - c) * (self.radius / d);
+                    p = c + (p - c) * (self.radius * PUSH_PAST / d);
                 }
             }
         }
@@ -294,17 +299,20 @@ impl LegLines {
 
 /// What the skirt's pass after the step holds its particles to: per particle the vertical
 /// link's rest length into it from above (0 on the top row) and its reference point (the
-/// centre of its max distance sphere).
+/// centre of its max distance sphere), and outside the body.
 pub struct Hold<'a> {
     pub rest: &'a [f32],
     pub reference: &'a [Vec3],
+    /// The body's colliders and the margin kept from them.
+    pub body: &'a [Collider],
+    pub margin: f32,
 }
 
 /// The skirt's pass after the cloth's step (after its hard pass): welds the seam
 /// ([`weld_seam`]), then, with `lines`, pushes the lower rows out of the legs and from between
 /// them ([`LegLines::push_out`]), top down, swinging each particle that moved, or whose upper
 /// neighbour moved, back to its rest length from the particle above, so the vertical links
-/// stay hard, and within its max distance (`md`) of its reference.
+/// stay hard, outside the body, and within its max distance (`md`) of its reference.
 pub fn after_step(
     lines: Option<&LegLines>,
     topo: &Topology,
@@ -325,20 +333,35 @@ pub fn after_step(
             }
             let above = pos[i - cols];
             let swing = |p: Vec3| above + (p - above).normalize_or(Vec3::NEG_Y) * hold.rest[i];
+            // On the rest length sphere, swung round the body where it would be inside.
+            let clear = |p: Vec3| {
+                swing_clear(
+                    hold.body,
+                    hold.margin,
+                    above,
+                    hold.rest[i],
+                    swing(p),
+                    None,
+                    4,
+                )
+                .0
+            };
             let mut p = pos[i];
+            if moved {
+                p = clear(p);
+            }
             if let Some(lines) = lines.filter(|l| l.push_row(r, rows)) {
                 // The swing can bring the point back in: push and swing a few times.
-                for _ in 0..3 {
+                for _ in 0..8 {
                     let pushed = lines.push_out(p);
                     if pushed == p {
                         break;
                     }
                     moved = true;
-                    p = swing(pushed);
+                    p = clear(pushed);
                 }
             }
             if moved {
-                p = swing(p);
                 // Back inside the max distance, the nearest point of its sphere on the rest
                 // length sphere round the particle above.
                 let (centre, radius) = (hold.reference[i], md[i]);
