@@ -16,10 +16,14 @@ fn character() -> Arc<Character> {
     Arc::new(Character::builtin())
 }
 
-/// The skirt in tweed's fabric.
+/// The shipped skirt preset.
 fn skirt() -> Preset {
-    let mut p = Preset::load("presets/tweed.json").unwrap_or_else(|e| panic!("{e}"));
-    p.garment = Garment::Skirt;
+    let p = Preset::load("presets/skirt.json").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        p.garment,
+        Garment::Skirt,
+        "the skirt preset wears the skirt"
+    );
     p
 }
 

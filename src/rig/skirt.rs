@@ -227,7 +227,7 @@ impl LegLines {
 
     /// The horizontal push that takes `p` out of the strip between the legs ([`Self::between`])
     /// to the side of it that `p` is on, or `None` where it is not between the legs.
-    fn across(&self, p: Vec3) -> Option<Vec3> {
+    pub fn across(&self, p: Vec3) -> Option<Vec3> {
         let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
         let (l, r) = (flat(self.at_height(0, p.y)), flat(self.at_height(1, p.y)));
         let q = flat(p);
@@ -359,6 +359,11 @@ pub fn after_step(
                     }
                     moved = true;
                     p = clear(pushed);
+                    // Still between the legs: the swing pulled it back along the line to the
+                    // particle above. Turn it on its sphere far enough across instead.
+                    if let Some(push) = lines.across(p) {
+                        p = clear(turn_across(above, hold.rest[i], p, push));
+                    }
                 }
             }
             if moved {
@@ -373,6 +378,16 @@ pub fn after_step(
             }
         }
     }
+}
+
+/// `p`, on the sphere of radius `rest` around `above`, turned on that sphere (the least turn)
+/// until it has moved `push` further along `push`'s direction (or as far as the sphere allows).
+fn turn_across(above: Vec3, rest: f32, p: Vec3, push: Vec3) -> Vec3 {
+    let n = push.normalize_or_zero();
+    let u0 = (p - above).normalize_or(Vec3::NEG_Y);
+    let k = (u0.dot(n) + push.length() / rest.max(1e-6)).min(1.0);
+    let tangent = (u0 - n * u0.dot(n)).normalize_or_zero();
+    above + (tangent * (1.0 - k * k).max(0.0).sqrt() + n * k) * rest
 }
 
 /// The point nearest `p` on the circle where the spheres `a` and `b` (centre, radius) meet,
