@@ -1478,7 +1478,7 @@ mod tests {
         c.skeleton
             .rest_pose()
             .compute_model(&c.skeleton, &mut model);
-        let rings = rest_rings(c, &layout, &model);
+        let rings = torso_rings(c, &layout, &model, JACKET_RING_FLOOR);
         let span = layout.top_height - layout.hem_height;
         let (mut outside, mut worst) = (0, 0.0f32);
         for p in wrapped_skin(c, &model) {
