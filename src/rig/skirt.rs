@@ -24,6 +24,10 @@ const RING_FLOOR: Vec3 = Vec3::new(0.1, 0.07, 0.07);
 /// How far above the knee joint the hem hangs at rest, metres on the built-in body.
 const HEM_ABOVE_KNEES: f32 = 0.03;
 
+/// The hem's size over the widest row's (an A-line): a walking stride spreads the knees wider
+/// than a straight tube around the hips goes round.
+const HEM_FLARE: f32 = 1.35;
+
 /// The leg lines' radius over the leg's own (its skin's distance from the bone line): a little
 /// wider, so the hem clears the leg rather than grazing it.
 const LEG_LINE_GROWTH: f32 = 1.15;
@@ -72,13 +76,23 @@ fn waist_and_knee(character: &Character) -> (f32, f32) {
 }
 
 /// The skirt's rest rings on `character` posed by `model` (its rest pose): around the hips
-/// and both legs, hanging straight below the widest row.
+/// and both legs, flaring below the widest row to [`HEM_FLARE`] times its size at the hem.
 pub(super) fn rest_rings(
     character: &Character,
     layout: &JacketLayout,
     model: &[Mat4],
 ) -> Vec<Ring> {
-    torso_rings(character, layout, model, RING_FLOOR)
+    let mut rings = torso_rings(character, layout, model, RING_FLOOR);
+    // The first row as wide as the widest (the rows below it hang straight).
+    let most = rings.iter().map(|g| g.rx).fold(0.0, f32::max);
+    let widest = rings.iter().position(|g| g.rx >= most).unwrap_or(0);
+    let below = (rings.len() - 1).saturating_sub(widest).max(1) as f32;
+    for (k, ring) in rings.iter_mut().enumerate().skip(widest + 1) {
+        let grow = 1.0 + (HEM_FLARE - 1.0) * (k - widest) as f32 / below;
+        ring.rx *= grow;
+        ring.rz *= grow;
+    }
+    rings
 }
 
 /// How a skirt particle's reference point follows the body: rigidly with the pelvis, the
