@@ -49,13 +49,14 @@ pub use view::{FpsMeter, ViewState};
 /// The key the window state is saved under.
 const STORAGE_KEY: &str = "cloth-tuner";
 /// Shipped presets, compiled in for "New from".
-pub const SHIPPED: [(&str, &str); 3] = [
+pub const SHIPPED: [(&str, &str); 4] = [
     ("tweed.json", include_str!("../../presets/tweed.json")),
     (
         "down_jacket.json",
         include_str!("../../presets/down_jacket.json"),
     ),
     ("veil.json", include_str!("../../presets/veil.json")),
+    ("skirt.json", include_str!("../../presets/skirt.json")),
 ];
 /// The clip played when nothing else is remembered.
 const DEFAULT_CLIP: &str = "walk";

@@ -80,11 +80,19 @@ pub enum Garment {
     /// A veil worn on the head: a band pinned around the crown, the cloth falling over the
     /// face and the shoulders (the body wears nothing else).
     Veil,
+    /// A skirt: a closed tube pinned around the waist, hanging to about the knee over the
+    /// hips and the legs (the body wears nothing else).
+    Skirt,
 }
 
 impl Garment {
     /// Every garment.
-    pub const ALL: [Garment; 3] = [Garment::Jacket, Garment::HoodedJacket, Garment::Veil];
+    pub const ALL: [Garment; 4] = [
+        Garment::Jacket,
+        Garment::HoodedJacket,
+        Garment::Veil,
+        Garment::Skirt,
+    ];
 
     /// The name used in the file.
     pub fn as_str(self) -> &'static str {
@@ -92,6 +100,7 @@ impl Garment {
             Garment::Jacket => "jacket",
             Garment::HoodedJacket => "hooded_jacket",
             Garment::Veil => "veil",
+            Garment::Skirt => "skirt",
         }
     }
 
@@ -99,7 +108,7 @@ impl Garment {
     /// checked against (the jacket rig's default layout is this size).
     pub fn grid(self) -> (usize, usize) {
         match self {
-            Garment::Jacket | Garment::HoodedJacket | Garment::Veil => (17, 10),
+            Garment::Jacket | Garment::HoodedJacket | Garment::Veil | Garment::Skirt => (17, 10),
         }
     }
 }

@@ -294,3 +294,17 @@ fn save_refuses_to_replace_a_read_only_file_even_for_root() {
     // Nothing left behind in the folder either.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
+
+#[test]
+fn the_shipped_skirt_is_canonical_worn_at_the_waist_and_tuned_as_the_article_says() {
+    let file = "presets/skirt.json";
+    let text = std::fs::read_to_string(file).unwrap();
+    let skirt = Preset::load(file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(skirt.params.validate().is_ok());
+    assert_eq!(skirt.to_json(), text, "{file} is not in canonical form");
+    assert_eq!(skirt.garment, Garment::Skirt);
+    // Edges livelier than the body, calmer while touching it; heavy rows near the waist.
+    assert!(skirt.params.edge_damping < skirt.params.damping);
+    assert!(skirt.params.contact_damping > skirt.params.damping);
+    assert!(skirt.params.mass_falloff > 1.0);
+}

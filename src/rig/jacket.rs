@@ -12,6 +12,7 @@ use std::f32::consts::{PI, TAU};
 use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
+use super::skirt::{LegBones, LegLines};
 use super::{Character, PosedEllipsoid, Role, Roles};
 use crate::preset::Garment;
 use crate::sim::{Topology, TopologyError};
@@ -121,7 +122,7 @@ pub enum JacketError {
 /// Indices of the character bones the jacket uses.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Bones {
-    pelvis: usize,
+    pub(super) pelvis: usize,
     spine: usize,
     pub(super) chest: usize,
     pub(super) neck: usize,
@@ -258,6 +259,8 @@ pub struct JacketRig {
     pub hood_points: Vec<Vec3>,
     /// The high-resolution jacket (and hood, when hooded).
     pub render: RenderMesh,
+    /// The skirt's legs, for its leg lines (`None` for another garment).
+    legs: Option<LegBones>,
 }
 
 /// The torso ellipsoid rows: ellipse half-widths and centre per height.
@@ -298,10 +301,12 @@ impl JacketRig {
         let bones = Bones::of(&character.roles);
         let mut model = Vec::new();
         sk.rest_pose().compute_model(sk, &mut model);
-        let rings = if garment == Garment::Veil {
-            super::veil::rest_rings(character, layout, &model)
-        } else {
-            rest_rings(character, layout, &model)
+        let rings = match garment {
+            Garment::Veil => super::veil::rest_rings(character, layout, &model),
+            Garment::Skirt => super::skirt::rest_rings(character, layout, &model),
+            Garment::Jacket | Garment::HoodedJacket => {
+                torso_rings(character, layout, &model, JACKET_RING_FLOOR)
+            }
         };
         let rest: Vec<Vec3> = (0..layout.rows)
             .flat_map(|r| (0..layout.cols).map(move |c| (r, c)))
@@ -362,6 +367,7 @@ impl JacketRig {
             hood_pendulum_rest,
             hood_points: Vec::new(),
             render: RenderMesh::default(),
+            legs: (garment == Garment::Skirt).then(|| LegBones::of(character, &model)),
         };
         rig.particle_binding = (0..rig.topology.len())
             .map(|i| rig.reference_binding(rig.topology.rest[i], rig.topology.row_fraction(i)))
@@ -407,6 +413,11 @@ impl JacketRig {
     /// The garment the rig dresses.
     pub fn garment(&self) -> Garment {
         self.garment
+    }
+
+    /// The skirt's leg lines in the pose `model` (`None` for another garment).
+    pub fn leg_lines(&self, model: &[Mat4]) -> Option<LegLines> {
+        self.legs.map(|l| l.pose(model))
     }
 
     /// The (row, column) of the particle each simulation bone sits on.
@@ -512,8 +523,10 @@ impl JacketRig {
             .enumerate()
         {
             *o = blend_point(&frame.driver_skin, b, *rest);
-            // The veil hangs from the head, not from the shoulder pads.
-            if i >= cols && self.garment != Garment::Veil {
+            // The veil hangs from the head and the skirt from the waist, not from the
+            // shoulder pads.
+            let jacket = matches!(self.garment, Garment::Jacket | Garment::HoodedJacket);
+            if i >= cols && jacket {
                 let top = self.topology.rest[i % cols];
                 let lift = blend_point(&frame.driver_skin, &self.particle_binding[i % cols], top)
                     - chest.transform_point3(top);
@@ -572,8 +585,10 @@ impl JacketRig {
     /// near the top toward the top row's binding so the rows under the shoulders move with
     /// the pinned row. `depth` is 0 at the top row and 1 at the hem.
     fn reference_binding(&self, p: Vec3, depth: f32) -> Binding {
-        if self.garment == Garment::Veil {
-            return super::veil::reference_binding(self, p, depth);
+        match self.garment {
+            Garment::Veil => return super::veil::reference_binding(self, p, depth),
+            Garment::Skirt => return super::skirt::reference_binding(self),
+            Garment::Jacket | Garment::HoodedJacket => {}
         }
         let model_pos = |b: usize| self.rest_drivers[b].w_axis.truncate();
         let b = self.bones;
@@ -744,20 +759,21 @@ pub(super) fn skin_of(
         .collect()
 }
 
-/// The jacket's rest rings on `character` posed by `model` (its rest pose).
-fn rest_rings(character: &Character, layout: &JacketLayout, model: &[Mat4]) -> Vec<Ring> {
+/// The rest rings around the torso and the legs of `character` posed by `model` (its rest
+/// pose), none smaller than `floor` ([`fit_rings`]): the jacket's and the skirt's.
+pub(super) fn torso_rings(
+    character: &Character,
+    layout: &JacketLayout,
+    model: &[Mat4],
+    floor: Vec3,
+) -> Vec<Ring> {
     let posed: Vec<PosedEllipsoid> = character
         .ellipsoids
         .iter()
         .filter(|e| !e.name.starts_with("upperarm"))
         .map(|e| e.posed(model))
         .collect();
-    fit_rings(
-        layout,
-        &posed,
-        &wrapped_skin(character, model),
-        JACKET_RING_FLOOR,
-    )
+    fit_rings(layout, &posed, &wrapped_skin(character, model), floor)
 }
 
 /// Ellipses around the torso at each simulation row: the body ellipsoids' extent at that
@@ -896,9 +912,14 @@ fn surface_normal(layout: &JacketLayout, rings: &[Ring], u: f32, v: f32) -> Vec3
 fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
     let mut m = RenderMesh::default();
     add_shells(rig, rings, &mut m);
-    if rig.garment == Garment::Veil {
-        super::veil::add_crown(rig, rings[0], &mut m);
-        return m;
+    match rig.garment {
+        Garment::Veil => {
+            super::veil::add_crown(rig, rings[0], &mut m);
+            return m;
+        }
+        // The skirt is the tube alone: its waistband is the top row.
+        Garment::Skirt => return m,
+        Garment::Jacket | Garment::HoodedJacket => {}
     }
     let yoke_top = add_yoke(rig, rings, &mut m);
     add_collar(rig, yoke_top, &mut m);
@@ -947,7 +968,7 @@ fn lower_binding(rig: &JacketRig, u: f32, v: f32) -> Binding {
 
 impl JacketLayout {
     /// Vertices of the lower jacket's render grid around the body and down it, per shell.
-    fn render_grid(&self) -> (usize, usize) {
+    pub fn render_grid(&self) -> (usize, usize) {
         (
             (self.cols - 1) * self.render_cols_per_sim + 1,
             (self.rows - 1) * self.render_rows_per_sim + 1,
@@ -999,11 +1020,10 @@ fn add_shells(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) {
             for i in 0..nu {
                 let (u, v) = (layout.render_u(i), layout.render_v(j));
                 let n = surface_normal(layout, rings, u, v);
-                // The veil is a plain sheet: no pockets or lapels.
-                let detail = if rig.garment == Garment::Veil {
-                    0.0
-                } else {
-                    shell_detail(layout, u, v)
+                // The veil and the skirt are plain sheets: no pockets or lapels.
+                let detail = match rig.garment {
+                    Garment::Veil | Garment::Skirt => 0.0,
+                    Garment::Jacket | Garment::HoodedJacket => shell_detail(layout, u, v),
                 };
                 let offset = if shell == 0 { half + detail } else { -half };
                 m.positions
@@ -1470,7 +1490,7 @@ mod tests {
         c.skeleton
             .rest_pose()
             .compute_model(&c.skeleton, &mut model);
-        let rings = rest_rings(c, &layout, &model);
+        let rings = torso_rings(c, &layout, &model, JACKET_RING_FLOOR);
         let span = layout.top_height - layout.hem_height;
         let (mut outside, mut worst) = (0, 0.0f32);
         for p in wrapped_skin(c, &model) {

@@ -51,6 +51,7 @@ mod roles;
 mod scene;
 pub mod settings;
 mod skeleton;
+pub mod skirt;
 mod source;
 mod torn_mesh;
 mod veil;

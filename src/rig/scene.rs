@@ -10,12 +10,13 @@ use glam::{Mat4, Vec3};
 use super::ellipsoid::Ellipsoid;
 use super::hood::{swing_deg, HoodInput, Pendulum, MAX_COLLIDERS};
 use super::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
+use super::skirt::LegLines;
 use super::{open_indices, skin, Character, Pose, Role};
 use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
 use crate::sim::{
     clear_point_on_sphere, push_out_all, swing_clear, Cloth, Collider, ConstraintKind,
-    FabricParams, FoldError, FoldLine, Frame, StepInput, WorldMotion,
+    FabricParams, FoldError, FoldLine, Frame, StepInput, Topology, WorldMotion,
 };
 
 /// Rounds of pushing a reference point out of the body and swinging it back onto the sphere
@@ -140,11 +141,18 @@ pub struct Scene {
     jacket_indices: Vec<u32>,
     /// The cloth's torn count `jacket_indices` were made for (`None`: make them again).
     indices_torn: Option<usize>,
+    /// Per particle, the rest length of the vertical link into it ([`vertical_rest`]).
+    vertical_rest: Vec<f32>,
+    /// The skirt's leg lines this step (`None` for another garment).
+    leg_lines: Option<LegLines>,
+    /// Whether the skirt keeps out of the legs with its leg lines (on unless a test or a
+    /// comparison turns them off).
+    leg_lines_on: bool,
 }
 
 impl Scene {
     /// The preset's garment in its layout fitted to `character` ([`JacketLayout::fitted`],
-    /// [`JacketLayout::veil`]), tuned by `preset`, playing `clip`.
+    /// [`JacketLayout::veil`], [`JacketLayout::skirt`]), tuned by `preset`, playing `clip`.
     pub fn new(
         character: Arc<Character>,
         preset: &Preset,
@@ -232,6 +240,9 @@ impl Scene {
             fold_lines: preset.fold_lines.clone(),
             jacket_indices: Vec::new(),
             indices_torn: None,
+            vertical_rest: vertical_rest(&rig),
+            leg_lines: None,
+            leg_lines_on: true,
             rig,
         };
         scene.reset();
@@ -286,7 +297,8 @@ impl Scene {
         if garment == self.garment {
             return;
         }
-        let reshaped = (garment == Garment::Veil) != (self.garment == Garment::Veil);
+        let jacket = |g: Garment| matches!(g, Garment::Jacket | Garment::HoodedJacket);
+        let reshaped = garment != self.garment && !(jacket(garment) && jacket(self.garment));
         let layout = if reshaped {
             layout_for(&self.character, garment)
         } else {
@@ -294,22 +306,19 @@ impl Scene {
         };
         if let Ok(rig) = JacketRig::new(&self.character, &layout, garment) {
             if reshaped {
-                // Another shape: a new cloth (on the same kernel, with the same fold lines and
-                // paint where the grid still takes them) and buffers sized for it.
-                let kernel = self.cloth.kernel();
+                // Another shape: a new cloth (with the same fold lines where the grid still
+                // takes them) and buffers sized for it.
                 let topology = rig.topology.clone();
                 let topology = topology
                     .clone()
                     .with_fold_lines(&self.fold_lines)
                     .unwrap_or(topology);
-                let painted = self.cloth.painted_max_distances().to_vec();
-                self.cloth = Cloth::new(topology, self.cloth.params());
-                self.cloth.set_kernel(kernel);
-                self.cloth.set_painted_max_distances(&painted);
+                self.rebuild_cloth(topology);
                 self.references = vec![Vec3::ZERO; rig.topology.len()];
                 self.prev_offsets = vec![Vec3::ZERO; rig.topology.len()];
                 self.vertical = links_of(&rig, ConstraintKind::StretchVertical);
                 self.horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
+                self.vertical_rest = vertical_rest(&rig);
                 self.layout = layout;
             }
             let mut rest_model = Vec::new();
@@ -326,6 +335,16 @@ impl Scene {
         }
     }
 
+    /// A new cloth on `topology` with the knobs, the kernel and the painted max distances of
+    /// the one it replaces (the paint only where the grid keeps its size).
+    fn rebuild_cloth(&mut self, topology: Topology) {
+        let kernel = self.cloth.kernel();
+        let painted = self.cloth.painted_max_distances().to_vec();
+        self.cloth = Cloth::new(topology, self.cloth.params());
+        self.cloth.set_kernel(kernel);
+        self.cloth.set_painted_max_distances(&painted);
+    }
+
     /// The fold lines the cloth is built with.
     pub fn fold_lines(&self) -> &[FoldLine] {
         &self.fold_lines
@@ -335,11 +354,23 @@ impl Scene {
     /// link) and restarts the clip. A line off the grid is refused and changes nothing.
     pub fn set_fold_lines(&mut self, lines: &[FoldLine]) -> Result<(), FoldError> {
         let topology = self.rig.topology.clone().with_fold_lines(lines)?;
-        self.cloth = Cloth::new(topology, self.cloth.params());
+        self.rebuild_cloth(topology);
         self.fold_lines = lines.to_vec();
         self.indices_torn = None;
         self.reset();
         Ok(())
+    }
+
+    /// The skirt's leg lines this step, whether or not they are on (`None` for another
+    /// garment).
+    pub fn leg_lines(&self) -> Option<LegLines> {
+        self.leg_lines
+    }
+
+    /// Turns the skirt's leg lines on or off (on by default; no effect on another garment):
+    /// off, the hem is held out of the legs by the collision alone.
+    pub fn set_leg_lines(&mut self, on: bool) {
+        self.leg_lines_on = on;
     }
 
     /// Switches to another clip and restarts it.
@@ -406,6 +437,17 @@ impl Scene {
         let start = Instant::now();
         self.rig
             .skin_render(&self.frame, &mut self.jacket_pos, &mut self.jacket_nrm);
+        if self.garment == Garment::Skirt {
+            let (l, topo) = (&self.layout, self.cloth.topology());
+            super::skirt::smooth_hem(
+                &self.cloth.positions()[topo.hem()],
+                l.render_grid(),
+                (l.render_cols_per_sim, l.render_rows_per_sim),
+                l.thickness,
+                &mut self.jacket_pos,
+                &self.jacket_nrm,
+            );
+        }
         self.character
             .skin_matrices(&self.model, &mut self.body_skin);
         skin(
@@ -449,6 +491,18 @@ impl Scene {
         // The inputs come from the rig and are always finite; a refusal leaves the cloth as
         // it was for this step.
         let _ = self.cloth.step(&input);
+        if self.garment == Garment::Skirt {
+            let lines = self.leg_lines.filter(|_| self.leg_lines_on);
+            let hold = super::skirt::Hold {
+                rest: &self.vertical_rest,
+                reference: &self.references,
+                body: &self.colliders[..self.body_colliders()],
+                margin: self.cloth.params().collision_margin,
+            };
+            self.cloth.adjust_positions(|topo, md, pos, prev| {
+                super::skirt::after_step(lines.as_ref(), topo, md, &hold, pos, prev)
+            });
+        }
         let step_seconds = cloth_start.elapsed().as_secs_f32();
         self.last_root = self.root;
         self.update_bones();
@@ -610,6 +664,7 @@ impl Scene {
         let hood = self.hood_matrix();
         self.rig.pose(&self.model, hood, &mut self.frame);
         self.rig.references(&self.frame, &mut self.references);
+        self.leg_lines = self.rig.leg_lines(&self.model);
         self.colliders.clear();
         let veil = self.garment == Garment::Veil;
         // The veil falls on the head, the neck and the shoulders.
@@ -658,6 +713,11 @@ impl Scene {
                 .filter_map(|c| c.exit_along(*r, out, margin))
                 .fold(0.0, f32::max);
             *r = push_out_all(body, *r + out * t, None, margin, 4);
+        }
+        // The skirt's lower rows keep their references out of the leg lines too, so the max
+        // distance sphere is centred where the leg lines let the cloth be.
+        if let Some(lines) = &self.leg_lines {
+            lines.push_references(self.rig.topology.cols, &mut self.references);
         }
 
         // Down each column, keep every reference where the hard constraints can reach it:
@@ -841,8 +901,19 @@ fn new_pendulum(rig: &JacketRig, neck: Mat4) -> Pendulum {
 fn layout_for(character: &Character, garment: Garment) -> JacketLayout {
     match garment {
         Garment::Veil => JacketLayout::veil(character),
+        Garment::Skirt => JacketLayout::skirt(character),
         Garment::Jacket | Garment::HoodedJacket => JacketLayout::fitted(character),
     }
+}
+
+/// Per particle, the rest length of the vertical link into it from above (0 on the top row):
+/// what the skirt's pass after the step keeps its columns at.
+fn vertical_rest(rig: &JacketRig) -> Vec<f32> {
+    let mut out = vec![0.0; rig.topology.len()];
+    for &(_, b, rest) in &links_of(rig, ConstraintKind::StretchVertical) {
+        out[b as usize] = rest;
+    }
+    out
 }
 
 /// The links of one kind as (upper or left, lower or right, rest length), for the stretch

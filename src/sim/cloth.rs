@@ -498,6 +498,22 @@ impl Cloth {
         Ok(())
     }
 
+    /// Lets a garment's own pass move the particles after a step (after the hard pass): `f`
+    /// gets the grid, the max distances, the current and the previous positions. What it
+    /// leaves is the state the next step starts from; it must keep pinned particles where
+    /// they are.
+    pub fn adjust_positions(
+        &mut self,
+        f: impl FnOnce(&Topology, &[f32], &mut [Vec3], &mut [Vec3]),
+    ) {
+        f(
+            &self.topo,
+            &self.max_distance,
+            &mut self.pos,
+            &mut self.prev,
+        );
+    }
+
     /// Moves one free particle to `target` (character space) keeping its previous position, so
     /// the move carries on as velocity: a mouse drag. Pinned particles, out-of-range indices
     /// and non-finite targets are ignored.

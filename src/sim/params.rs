@@ -298,8 +298,8 @@ fabric_params! {
     shear_bend_stiffness: f32 = 0.3, Float, 0, 1, "", Stiffness, "Shear/bend stiffness",
         "How much the fabric resists folding and shearing. Low: soft folds, drapes like silk. High: holds its shape like a thick coat or a board.";
     /// Mass ratio between a row and the row below it (K.I.S.A's trick): rows near the attachment
-    /// are heavier, so one pass stretches less. 1 is uniform.
-    mass_falloff: f32 = 1.0, Float, 1, 8, "x per row", Stiffness, "Mass falloff",
+    /// are heavier, so one pass stretches less. 1 is uniform; the article's skirt uses 2000.
+    mass_falloff: f32 = 1.0, Float, 1, 2000, "x per row", Stiffness, "Mass falloff",
         "Above 1 the upper rows are heavier than the hem, so the constraints pull the hem up to the shoulders instead of dragging the shoulders down: less sag for the same passes.";
     /// Run the top-down hard constraint pass last, so every column keeps its rest length from the
     /// top row to the hem.
@@ -452,7 +452,10 @@ impl FabricParams {
         if pinned {
             0.0
         } else {
-            self.mass_falloff.powi(-((rows - 1 - row) as i32))
+            // Never 0 (which reads as pinned): 2000 per row underflows f32 after 12 rows.
+            self.mass_falloff
+                .powi(-((rows - 1 - row) as i32))
+                .max(f32::MIN_POSITIVE)
         }
     }
 

@@ -187,6 +187,45 @@ fn mass_falloff_makes_one_pass_stretch_less() {
 }
 
 #[test]
+fn the_articles_mass_ratio_holds_the_top_rows_at_rest_length_in_one_pass() {
+    // K.I.S.A's skirt: a row 2000 times heavier than the row below it. With one pass a step,
+    // equal masses leave the rows under the pin stretched; the article's ratio brings them to
+    // their rest length (each link's correction goes almost wholly to its lower end, so the
+    // top-down sweep settles row after row and the rows below barely pull back).
+    let top_stretch = |falloff: f32| {
+        let mut cloth = Cloth::new(
+            sheet(6, 12, 0.05),
+            &FabricParams {
+                iterations: 1,
+                gravity: 9.81,
+                damping: 0.05,
+                stretch_stiffness: 1.0,
+                shear_bend_stiffness: 0.3,
+                mass_falloff: falloff,
+                ..bare()
+            },
+        );
+        run(&mut cloth, 300, &[]);
+        let (t, p) = (cloth.topology(), cloth.positions());
+        t.links
+            .iter()
+            .filter(|l| l.kind == ConstraintKind::StretchVertical && t.row(l.b as usize) <= 3)
+            .map(|l| p[l.a as usize].distance(p[l.b as usize]) / l.rest - 1.0)
+            .fold(0f32, f32::max)
+    };
+    let (uniform, article) = (top_stretch(1.0), top_stretch(2000.0));
+    println!("top three rows' largest stretch: uniform {uniform}, 2000 per row {article}");
+    assert!(
+        uniform > 0.01,
+        "equal masses stretch the top rows: {uniform}"
+    );
+    assert!(
+        article < 1e-3,
+        "2000 per row: top rows at {article} over rest"
+    );
+}
+
+#[test]
 fn time_step_is_a_parameter() {
     let mut cloth = Cloth::new(
         sheet(2, 2, 0.1),

@@ -1,0 +1,471 @@
+//! The skirt (seed 004, K.I.S.A's skirt, simulated with the jacket's system): the same grid,
+//! bones and skinned render sheet as the lower jacket, hung from the waist instead of the
+//! chest and closed all round. Its rows are rings fitted around the hips and the legs like the
+//! jacket's; its first and last columns sit on the same seam at the back and are welded
+//! together after every step, so the tube has no opening. The top row is pinned to the
+//! pelvis.
+//!
+//! After the other constraints the skirt's lower rows keep out of the legs with the article's
+//! leg lines ([`LegLines`]): capsules a little wider than the legs along the hip-knee and
+//! knee-ankle segments, and the web between the two legs, so the hem never hangs between the
+//! legs.
+
+use glam::{Mat4, Vec3};
+
+use super::jacket::{
+    landmarks, torso_rings, Binding, JacketLayout, JacketRig, Ring, BUILTIN_LANDMARKS,
+};
+use super::{Character, Role};
+use crate::sim::{swing_clear, Collider, Topology};
+
+/// The smallest ring of a skirt's row (half width, front, back, metres on the built-in body).
+const RING_FLOOR: Vec3 = Vec3::new(0.1, 0.07, 0.07);
+
+/// How far above the knee joint the hem hangs at rest, metres on the built-in body.
+const HEM_ABOVE_KNEES: f32 = 0.03;
+
+/// The hem's size over the widest row's (an A-line): a walking stride spreads the knees wider
+/// than a straight tube around the hips goes round.
+const HEM_FLARE: f32 = 1.35;
+
+/// The leg lines' radius over the leg's own (its skin's distance from the bone line): a little
+/// wider, so the hem clears the leg rather than grazing it.
+const LEG_LINE_GROWTH: f32 = 1.15;
+
+/// How far past the leg lines' radius a push takes a point (a share of the radius).
+const PUSH_PAST: f32 = 1.02;
+
+/// How far up the skirt the leg lines reach: the rows from this fraction of the way down to
+/// the hem (the rows above lie on the hips, where the collision already holds them).
+const LEG_LINE_ROWS: f32 = 0.5;
+
+impl JacketLayout {
+    /// The skirt's layout on `character`: pinned around the waist (the spine joint's height),
+    /// hanging to just above the knees, closed all round with the seam at the back.
+    pub fn skirt(character: &Character) -> Self {
+        let (shoulder, _) = landmarks(character);
+        let k = shoulder / BUILTIN_LANDMARKS.0;
+        let (waist, knee) = waist_and_knee(character);
+        Self {
+            cols: 17,
+            rows: 10,
+            top_height: waist,
+            hem_height: knee + HEM_ABOVE_KNEES * k,
+            front_gap_deg: 0.0,
+            clearance: 0.015 * k,
+            // Eight render columns a grid column: the spline hem turns under 3 degrees a
+            // segment ([`smooth_hem`]).
+            render_cols_per_sim: 8,
+            render_rows_per_sim: 4,
+            thickness: 0.004 * k,
+            body_scale: k,
+            opening_deg: 180.0,
+            ..Self::default()
+        }
+    }
+}
+
+/// The heights of the waist (the spine joint) and of the knees (mean of the shin joints) at
+/// rest.
+fn waist_and_knee(character: &Character) -> (f32, f32) {
+    let sk = &character.skeleton;
+    let mut model = Vec::new();
+    sk.rest_pose().compute_model(sk, &mut model);
+    let y = |r: Role| model[character.roles.bone(r)].w_axis.y;
+    (y(Role::Spine), (y(Role::ShinL) + y(Role::ShinR)) * 0.5)
+}
+
+/// The skirt's rest rings on `character` posed by `model` (its rest pose): around the hips
+/// and both legs, flaring below the widest row to [`HEM_FLARE`] times its size at the hem.
+pub(super) fn rest_rings(
+    character: &Character,
+    layout: &JacketLayout,
+    model: &[Mat4],
+) -> Vec<Ring> {
+    let mut rings = torso_rings(character, layout, model, RING_FLOOR);
+    // The first row as wide as the widest (the rows below it hang straight).
+    let most = rings.iter().map(|g| g.rx).fold(0.0, f32::max);
+    let widest = rings.iter().position(|g| g.rx >= most).unwrap_or(0);
+    let below = (rings.len() - 1).saturating_sub(widest).max(1) as f32;
+    for (k, ring) in rings.iter_mut().enumerate().skip(widest + 1) {
+        let grow = 1.0 + (HEM_FLARE - 1.0) * (k - widest) as f32 / below;
+        ring.rx *= grow;
+        ring.rz *= grow;
+    }
+    rings
+}
+
+/// How a skirt particle's reference point follows the body: rigidly with the pelvis, the
+/// waistband (pinned) and the rows below alike; the legs swing under it and the collision and
+/// the leg lines keep the cloth out of them.
+pub(super) fn reference_binding(rig: &JacketRig) -> Binding {
+    [(rig.bones.pelvis as u16, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)]
+}
+
+/// Welds the skirt's seam: the first and last columns start at the same place and carry no
+/// link between them, so after each step both take their mean (position and previous
+/// position, so the seam keeps one velocity). Pinned rows are skinned and left alone.
+pub fn weld_seam(cols: usize, pinned: &[bool], pos: &mut [Vec3], prev: &mut [Vec3]) {
+    for first in (0..pos.len()).step_by(cols) {
+        let last = first + cols - 1;
+        if pinned[first] || pinned[last] {
+            continue;
+        }
+        for v in [&mut *pos, &mut *prev] {
+            let mid = (v[first] + v[last]) * 0.5;
+            v[first] = mid;
+            v[last] = mid;
+        }
+    }
+}
+
+/// The article's leg lines for one pose: per leg the hip, knee and ankle joints (character
+/// space) and a radius a little larger than the leg.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LegLines {
+    /// Hip, knee and ankle of the left leg, then of the right.
+    pub joints: [[Vec3; 3]; 2],
+    /// How far from the lines the cloth is kept, metres.
+    pub radius: f32,
+}
+
+/// What the rig needs to pose the leg lines: the hip, knee and ankle bones of each leg and
+/// the radius.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LegBones {
+    bones: [[usize; 3]; 2],
+    radius: f32,
+}
+
+impl LegBones {
+    /// The legs of `character`: the ankle is the shin's first child (the foot); a shin with
+    /// none ends as far below the knee as the knee is below the hip. The radius is the thighs'
+    /// skin's largest distance from the hip-knee line at rest (ignoring the few farthest
+    /// vertices, the buttocks' and the groin's), grown by [`LEG_LINE_GROWTH`].
+    pub(super) fn of(character: &Character, model: &[Mat4]) -> Self {
+        let roles = &character.roles;
+        let sk = &character.skeleton;
+        let leg = |thigh: Role, shin: Role| {
+            let (t, s) = (roles.bone(thigh), roles.bone(shin));
+            let foot = (0..sk.len()).find(|&b| sk.parent(b) == Some(s));
+            [t, s, foot.unwrap_or(usize::MAX)]
+        };
+        let bones = [
+            leg(Role::ThighL, Role::ShinL),
+            leg(Role::ThighR, Role::ShinR),
+        ];
+        let mut radius = 0f32;
+        for (side, role) in [Role::ThighL, Role::ThighR].into_iter().enumerate() {
+            let [hip, knee, _] = joints(&bones[side], model);
+            let mut d: Vec<f32> = super::jacket::skin_of(character, model, |r| r == role)
+                .iter()
+                .map(|p| distance_to_segment(*p, hip, knee))
+                .collect();
+            d.sort_by(f32::total_cmp);
+            if let Some(&q) = d.get(d.len() * 9 / 10) {
+                radius = radius.max(q);
+            }
+        }
+        let fallback = 0.07 * model_scale(&bones[0], model);
+        let radius = if radius > 0.0 { radius } else { fallback };
+        Self {
+            bones,
+            radius: radius * LEG_LINE_GROWTH,
+        }
+    }
+
+    /// The leg lines in the pose `model`.
+    pub(super) fn pose(&self, model: &[Mat4]) -> LegLines {
+        LegLines {
+            joints: [joints(&self.bones[0], model), joints(&self.bones[1], model)],
+            radius: self.radius,
+        }
+    }
+}
+
+/// Hip, knee and ankle of one leg in the pose `model` ([`LegBones::of`]).
+fn joints(bones: &[usize; 3], model: &[Mat4]) -> [Vec3; 3] {
+    let at = |b: usize| model[b].w_axis.truncate();
+    let (hip, knee) = (at(bones[0]), at(bones[1]));
+    let ankle = if bones[2] == usize::MAX {
+        knee + (knee - hip)
+    } else {
+        at(bones[2])
+    };
+    [hip, knee, ankle]
+}
+
+/// The hip-knee length: the fallback radius's measure when the thigh has no skin.
+fn model_scale(bones: &[usize; 3], model: &[Mat4]) -> f32 {
+    let [hip, knee, _] = joints(bones, model);
+    hip.distance(knee) / 0.45
+}
+
+/// The distance from `p` to the segment `a`-`b`.
+fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    p.distance(closest_on_segment(p, a, b))
+}
+
+/// The point of the segment `a`-`b` nearest `p`.
+fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
+    let ab = b - a;
+    let t = ((p - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
+    a + ab * t
+}
+
+impl LegLines {
+    /// Where one leg's line crosses height `y`: on the hip-knee segment above the knee, the
+    /// knee-ankle one below (clamped to the ends).
+    pub fn at_height(&self, side: usize, y: f32) -> Vec3 {
+        let [hip, knee, ankle] = self.joints[side];
+        let (a, b) = if y >= knee.y {
+            (hip, knee)
+        } else {
+            (knee, ankle)
+        };
+        let dy = b.y - a.y;
+        let t = if dy.abs() < 1e-6 {
+            0.0
+        } else {
+            ((y - a.y) / dy).clamp(0.0, 1.0)
+        };
+        a.lerp(b, t)
+    }
+
+    /// Whether `p` is between the legs as one sees it: seen from above at `p`'s height, it
+    /// lies in the gap between the two legs (on the segment joining the two leg lines, past
+    /// both legs' radius from their lines), within the lines' radius of that segment.
+    pub fn between(&self, p: Vec3) -> bool {
+        self.across(p).is_some()
+    }
+
+    /// The horizontal push that takes `p` out of the strip between the legs ([`Self::between`])
+    /// to the side of it that `p` is on, or `None` where it is not between the legs.
+    pub fn across(&self, p: Vec3) -> Option<Vec3> {
+        let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+        let (l, r) = (flat(self.at_height(0, p.y)), flat(self.at_height(1, p.y)));
+        let q = flat(p);
+        let lr = r - l;
+        let len2 = lr.length_squared();
+        if len2 < 1e-8 {
+            return None;
+        }
+        // Only the gap between the legs' capsules: beside a leg the capsule holds the cloth.
+        let t = (q - l).dot(lr) / len2;
+        let end = self.radius / len2.sqrt();
+        if !(end..=1.0 - end).contains(&t) {
+            return None;
+        }
+        let off = q - (l + lr * t);
+        let d = off.length();
+        if d >= self.radius {
+            return None;
+        }
+        // On the strip's line itself: out to the front (+z), where the skirt's front hangs.
+        let side = Vec3::new(-lr.z, 0.0, lr.x).normalize();
+        let dir = if d > 1e-6 {
+            off / d
+        } else if side.z >= 0.0 {
+            side
+        } else {
+            -side
+        };
+        // A little past the edge: the swing back to rest length pulls the point back a
+        // little.
+        Some(dir * (self.radius * PUSH_PAST - d))
+    }
+
+    /// Pushes `p` out of both legs' capsules (hip-knee and knee-ankle, of the lines' radius)
+    /// and out of the strip between them.
+    pub fn push_out(&self, p: Vec3) -> Vec3 {
+        let mut p = p;
+        for [hip, knee, ankle] in self.joints {
+            for (a, b) in [(hip, knee), (knee, ankle)] {
+                let c = closest_on_segment(p, a, b);
+                let d = p.distance(c);
+                if d < self.radius && d > 1e-6 {
+                    p = c + (p - c) * (self.radius * PUSH_PAST / d);
+                }
+            }
+        }
+        match self.across(p) {
+            Some(push) => p + push,
+            None => p,
+        }
+    }
+
+    /// Pushes the references of the skirt's lower rows (`cols` a row) out of the legs and
+    /// from between them.
+    pub(super) fn push_references(&self, cols: usize, reference: &mut [Vec3]) {
+        let rows = reference.len() / cols;
+        for (i, r) in reference.iter_mut().enumerate() {
+            if self.push_row(i / cols, rows) {
+                *r = self.push_out(*r);
+            }
+        }
+    }
+
+    /// Whether row `r` of `rows` is one the leg lines hold ([`LEG_LINE_ROWS`]).
+    fn push_row(&self, r: usize, rows: usize) -> bool {
+        r as f32 >= (rows - 1) as f32 * LEG_LINE_ROWS
+    }
+}
+
+/// What the skirt's pass after the step holds its particles to: per particle the vertical
+/// link's rest length into it from above (0 on the top row) and its reference point (the
+/// centre of its max distance sphere), and outside the body.
+pub struct Hold<'a> {
+    pub rest: &'a [f32],
+    pub reference: &'a [Vec3],
+    /// The body's colliders and the margin kept from them.
+    pub body: &'a [Collider],
+    pub margin: f32,
+}
+
+/// The skirt's pass after the cloth's step (after its hard pass): welds the seam
+/// ([`weld_seam`]), then, with `lines`, pushes the lower rows out of the legs and from between
+/// them ([`LegLines::push_out`]), top down, swinging each particle that moved, or whose upper
+/// neighbour moved, back to its rest length from the particle above, so the vertical links
+/// stay hard, outside the body, and within its max distance (`md`) of its reference.
+pub fn after_step(
+    lines: Option<&LegLines>,
+    topo: &Topology,
+    md: &[f32],
+    hold: &Hold,
+    pos: &mut [Vec3],
+    prev: &mut [Vec3],
+) {
+    weld_seam(topo.cols, &topo.pinned, pos, prev);
+    let (cols, rows) = (topo.cols, topo.rows);
+    for c in 0..cols {
+        // The welded seam moved; every other column only where the lines push it.
+        let mut moved = c == 0 || c == cols - 1;
+        for r in 1..rows {
+            let i = r * cols + c;
+            if topo.pinned[i] {
+                continue;
+            }
+            let above = pos[i - cols];
+            let swing = |p: Vec3| above + (p - above).normalize_or(Vec3::NEG_Y) * hold.rest[i];
+            // On the rest length sphere, swung round the body where it would be inside.
+            let clear = |p: Vec3| {
+                swing_clear(
+                    hold.body,
+                    hold.margin,
+                    above,
+                    hold.rest[i],
+                    swing(p),
+                    None,
+                    4,
+                )
+                .0
+            };
+            let mut p = pos[i];
+            if moved {
+                p = clear(p);
+            }
+            if let Some(lines) = lines.filter(|l| l.push_row(r, rows)) {
+                // The swing can bring the point back in: push and swing a few times.
+                for _ in 0..8 {
+                    let pushed = lines.push_out(p);
+                    if pushed == p {
+                        break;
+                    }
+                    moved = true;
+                    p = clear(pushed);
+                    // Still between the legs: the swing pulled it back along the line to the
+                    // particle above. Turn it on its sphere far enough across instead.
+                    if let Some(push) = lines.across(p) {
+                        p = clear(turn_across(above, hold.rest[i], p, push));
+                    }
+                }
+            }
+            if moved {
+                // Back inside the max distance, the nearest point of its sphere on the rest
+                // length sphere round the particle above.
+                let (centre, radius) = (hold.reference[i], md[i]);
+                if p.distance(centre) > radius {
+                    p = on_both_spheres(p, (above, hold.rest[i]), (centre, radius))
+                        .unwrap_or_else(|| swing(centre));
+                }
+                pos[i] = p;
+            }
+        }
+    }
+}
+
+/// `p`, on the sphere of radius `rest` around `above`, turned on that sphere (the least turn)
+/// until it has moved `push` further along `push`'s direction (or as far as the sphere allows).
+fn turn_across(above: Vec3, rest: f32, p: Vec3, push: Vec3) -> Vec3 {
+    let n = push.normalize_or_zero();
+    let u0 = (p - above).normalize_or(Vec3::NEG_Y);
+    let k = (u0.dot(n) + push.length() / rest.max(1e-6)).min(1.0);
+    let tangent = (u0 - n * u0.dot(n)).normalize_or_zero();
+    above + (tangent * (1.0 - k * k).max(0.0).sqrt() + n * k) * rest
+}
+
+/// The point nearest `p` on the circle where the spheres `a` and `b` (centre, radius) meet,
+/// or `None` where they do not.
+fn on_both_spheres(p: Vec3, a: (Vec3, f32), b: (Vec3, f32)) -> Option<Vec3> {
+    let ((ca, ra), (cb, rb)) = (a, b);
+    let d = ca.distance(cb);
+    if d < 1e-6 || d > ra + rb || d < (ra - rb).abs() {
+        return None;
+    }
+    let e = (cb - ca) / d;
+    let along = (ra * ra - rb * rb + d * d) / (2.0 * d);
+    let centre = ca + e * along;
+    let h = (ra * ra - along * along).max(0.0).sqrt();
+    let off = p - centre;
+    let w = (off - e * off.dot(e)).normalize_or(e.any_orthonormal_vector());
+    Some(centre + w * h * 0.9999)
+}
+
+/// A point on the closed uniform Catmull-Rom spline through `loop_pts` (the last joined back
+/// to the first) at parameter `u` (point `k` at `u = k`): through every point, with a
+/// tangent continuous between them.
+pub fn catmull_rom_loop(loop_pts: &[Vec3], u: f32) -> Vec3 {
+    let n = loop_pts.len() as i64;
+    let k = u.floor();
+    let t = u - k;
+    let at = |d: i64| loop_pts[(k as i64 + d).rem_euclid(n) as usize];
+    let (p0, p1, p2, p3) = (at(-1), at(0), at(1), at(2));
+    let (t2, t3) = (t * t, t * t * t);
+    ((p1 * 2.0)
+        + (p2 - p0) * t
+        + (p0 * 2.0 - p1 * 5.0 + p2 * 4.0 - p3) * t2
+        + (p1 * 3.0 - p0 - p2 * 3.0 + p3) * t3)
+        * 0.5
+}
+
+/// Seed 004's smooth hem: the drawn skirt's hem (render row `nv - 1` of both shells, `nu`
+/// vertices around each) follows the Catmull-Rom spline through the hem particles
+/// (`hem`, one row of the grid; its last is the welded seam, the same as its first), half the
+/// fabric's `thickness` outside and inside it; the render rows of the last simulation row
+/// above it (`rows_per_sim` of them) take a share of the same move that grows toward the hem,
+/// so the skinned sheet bends into it. `cols_per_sim` render columns span a grid column.
+pub(super) fn smooth_hem(
+    hem: &[Vec3],
+    (nu, nv): (usize, usize),
+    (cols_per_sim, rows_per_sim): (usize, usize),
+    thickness: f32,
+    pos: &mut [Vec3],
+    nrm: &[Vec3],
+) {
+    let ring = &hem[..hem.len() - 1];
+    let half = thickness * 0.5;
+    for shell in 0..2 {
+        let base = shell * nu * nv;
+        for i in 0..nu {
+            let h = base + (nv - 1) * nu + i;
+            let u = i as f32 / cols_per_sim as f32;
+            // Each shell's normals face away from the other (the inner one's inward).
+            let want = catmull_rom_loop(ring, u) + nrm[h] * half;
+            let delta = want - pos[h];
+            for s in 0..=rows_per_sim.min(nv - 1) {
+                let share = 1.0 - s as f32 / rows_per_sim as f32;
+                pos[h - s * nu] += delta * share;
+            }
+        }
+    }
+}
