@@ -85,7 +85,14 @@ fn the_presets_painted_values_reach_the_cloth_and_the_rest_keeps_the_curve() {
     assert_eq!(painted[10], 0.0123);
     assert_ne!(curve[10], 0.0123);
     for i in (0..painted.len()).filter(|&i| i != 10) {
-        assert_eq!(painted[i], curve[i], "particle {i} left its curve");
+        // The hard constraints hold a column at rest length, so the particles above the
+        // painted one in its column may stray no further than it.
+        let expected = if i % COLS as usize == 10 % COLS as usize && i < 10 {
+            curve[i].min(0.0123)
+        } else {
+            curve[i]
+        };
+        assert_eq!(painted[i], expected, "particle {i}");
     }
 
     // Repainting from C: NaN is the curve, a value is final.

@@ -15,6 +15,8 @@ pub const WINDOW_SECONDS: f64 = 10.0;
 pub struct Metric {
     pub name: &'static str,
     pub unit: &'static str,
+    /// Decimals in the label: a count has none.
+    pub decimals: usize,
     pub read: fn(&FrameStats) -> f64,
 }
 
@@ -23,36 +25,43 @@ pub const METRICS: [Metric; 7] = [
     Metric {
         name: "Vertical stretch",
         unit: "%",
+        decimals: 3,
         read: |s| s.vertical_stretch_pct as f64,
     },
     Metric {
         name: "Horizontal stretch",
         unit: "%",
+        decimals: 3,
         read: |s| s.horizontal_stretch_pct as f64,
     },
     Metric {
         name: "Hem swing",
         unit: "m",
+        decimals: 3,
         read: |s| s.hem_swing_m as f64,
     },
     Metric {
         name: "Kinetic energy",
         unit: "J/kg",
+        decimals: 3,
         read: |s| s.kinetic_energy as f64,
     },
     Metric {
         name: "Max-distance saturation",
         unit: "%",
+        decimals: 3,
         read: |s| s.max_distance_saturation as f64 * 100.0,
     },
     Metric {
         name: "Torn links",
         unit: "links",
+        decimals: 0,
         read: |s| s.torn_links as f64,
     },
     Metric {
         name: "Time per step",
         unit: "ms",
+        decimals: 3,
         read: |s| s.step_seconds as f64 * 1000.0,
     },
 ];
@@ -121,7 +130,7 @@ impl History {
                 let last = self.last().map(|s| (m.read)(s)).unwrap_or(0.0);
                 let unit = m.unit;
                 ui.vertical(|ui| {
-                    ui.label(format!("{}: {:.3} {}", m.name, last, unit));
+                    ui.label(format!("{}: {:.*} {}", m.name, m.decimals, last, unit));
                     Plot::new(("plot", i))
                         .width(width)
                         .height(height - 18.0)

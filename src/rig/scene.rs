@@ -804,15 +804,17 @@ impl Scene {
         let topo = self.cloth.topology();
         // `previous_positions` are one solver step back: a substep, not the fixed step.
         let dt = self.cloth.params().solver_dt();
+        // A torn link is no longer a link: its ends part freely and say nothing about stretch.
+        let cloth = &self.cloth;
         let stretch = |links: &[(u32, u32, f32)]| {
-            let mut max = 0f32;
-            let mut sum = 0f32;
-            for &(a, b, rest) in links {
+            let (mut max, mut sum, mut count) = (0f32, 0f32, 0usize);
+            for &(a, b, rest) in links.iter().filter(|l| !cloth.is_torn(l.0, l.1)) {
                 let s = (pos[a as usize].distance(pos[b as usize]) / rest - 1.0) * 100.0;
                 max = max.max(s);
                 sum += s;
+                count += 1;
             }
-            (max, sum / links.len().max(1) as f32)
+            (max, sum / count.max(1) as f32)
         };
         let (vmax, vmean) = stretch(&self.vertical);
         let (hmax, _) = stretch(&self.horizontal);

@@ -351,6 +351,12 @@ impl Cloth {
         self.tears.dead()
     }
 
+    /// Whether the link between particles `a` and `b` is out of the solve (torn, or gone with
+    /// a torn stretch link); false when there is no such link.
+    pub fn is_torn(&self, a: u32, b: u32) -> bool {
+        self.tears.is_dead(a, b)
+    }
+
     /// The artist's painted max distances in use, one per particle (`None`: the curve).
     pub fn painted_max_distances(&self) -> &[Option<f32>] {
         &self.painted
