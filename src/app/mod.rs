@@ -827,6 +827,9 @@ mod preset_list_tests {
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
-        assert_eq!(names, ["down_jacket.json", "tweed.json", "veil.json"]);
+        assert_eq!(
+            names,
+            ["down_jacket.json", "skirt.json", "tweed.json", "veil.json"]
+        );
     }
 }
