@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use cloth_tuner::preset::{Garment, Preset};
 use cloth_tuner::rig::{Character, Role, Scene};
-use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
 use glam::Vec3;
 
 fn character() -> Arc<Character> {
@@ -89,28 +88,7 @@ fn the_skirt_keeps_the_jacket_guarantees_on_every_clip() {
 #[test]
 fn on_imported_characters_the_skirt_keeps_the_jacket_guarantees_on_every_clip() {
     let dir = tempfile::tempdir().unwrap();
-    let styles = [
-        (
-            "mixamo",
-            RigStyle {
-                naming: Naming::Mixamo,
-                ..RigStyle::default()
-            },
-        ),
-        (
-            "unreal",
-            RigStyle {
-                naming: Naming::Unreal,
-                scale: 1.5 / 1.8,
-                units_per_metre: 100.0,
-                ..RigStyle::default()
-            },
-        ),
-    ];
-    for (name, style) in styles {
-        let path = dir.path().join(format!("{name}.glb"));
-        std::fs::write(&path, test_rig_glb(&style)).unwrap();
-        let c = Arc::new(Character::open(&path, None).unwrap_or_else(|e| panic!("{e}")));
+    for (name, c) in jacket_checks::imported_characters(dir.path()) {
         for clip in c.clip_names().map(str::to_string).collect::<Vec<_>>() {
             let mut scene = Scene::new(c.clone(), &skirt(), &clip).unwrap();
             jacket_checks::assert_jacket_holds(&mut scene, 150, &format!("{name} {clip}"));

@@ -11,7 +11,6 @@ use cloth_tuner::export::{export_for_engine, particle_table, Engine, GridSize};
 use cloth_tuner::preset::{Garment, Preset};
 use cloth_tuner::rig::{Character, Scene};
 use cloth_tuner::sim::Collider;
-use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
 use glam::Vec3;
 
 fn character() -> Arc<Character> {
@@ -171,28 +170,7 @@ fn on_imported_characters_the_veil_keeps_the_jacket_guarantees_on_every_clip() {
     // Mixamo names at 1.8 m and Unreal names at 1.5 m in centimetres: the head and neck
     // ellipsoids are fitted to their skin, the veil to those.
     let dir = tempfile::tempdir().unwrap();
-    let styles = [
-        (
-            "mixamo",
-            RigStyle {
-                naming: Naming::Mixamo,
-                ..RigStyle::default()
-            },
-        ),
-        (
-            "unreal",
-            RigStyle {
-                naming: Naming::Unreal,
-                scale: 1.5 / 1.8,
-                units_per_metre: 100.0,
-                ..RigStyle::default()
-            },
-        ),
-    ];
-    for (name, style) in styles {
-        let path = dir.path().join(format!("{name}.glb"));
-        std::fs::write(&path, test_rig_glb(&style)).unwrap();
-        let c = Arc::new(Character::open(&path, None).unwrap_or_else(|e| panic!("{e}")));
+    for (name, c) in jacket_checks::imported_characters(dir.path()) {
         for clip in c.clip_names().map(str::to_string).collect::<Vec<_>>() {
             let mut scene = Scene::new(c.clone(), &veil(), &clip).unwrap();
             let what = format!("{name} {clip}");

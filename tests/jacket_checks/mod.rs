@@ -1,9 +1,47 @@
 //! The jacket's guarantees on a character, checked step by step: what `tests/rig_jacket.rs`
 //! asserts on the built-in character and `tests/rig_import.rs` on imported ones.
 
+use std::path::Path;
+use std::sync::Arc;
+
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::Scene;
+use cloth_tuner::rig::{Character, Scene};
 use cloth_tuner::sim::ConstraintKind;
+use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
+
+/// The two imported test characters a garment is checked on, written into `dir` and opened:
+/// Mixamo names at 1.8 m, and Unreal names at 1.5 m in centimetres.
+// Not every test file that includes this module checks imported characters.
+#[allow(dead_code)]
+pub fn imported_characters(dir: &Path) -> Vec<(&'static str, Arc<Character>)> {
+    let styles = [
+        (
+            "mixamo",
+            RigStyle {
+                naming: Naming::Mixamo,
+                ..RigStyle::default()
+            },
+        ),
+        (
+            "unreal",
+            RigStyle {
+                naming: Naming::Unreal,
+                scale: 1.5 / 1.8,
+                units_per_metre: 100.0,
+                ..RigStyle::default()
+            },
+        ),
+    ];
+    styles
+        .into_iter()
+        .map(|(name, style)| {
+            let path = dir.join(format!("{name}.glb"));
+            std::fs::write(&path, test_rig_glb(&style)).unwrap();
+            let c = Character::open(&path, None).unwrap_or_else(|e| panic!("{e}"));
+            (name, Arc::new(c))
+        })
+        .collect()
+}
 
 /// Steps `scene` `steps` times and checks after every step: every particle finite and within
 /// its max distance, nothing deeper than 1 cm in a body ellipsoid, every vertical link at its
