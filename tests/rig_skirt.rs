@@ -132,23 +132,14 @@ fn the_leg_lines_keep_the_hem_from_between_the_legs() {
 
 #[test]
 fn switching_to_the_skirt_and_back_gives_the_jacket_it_had() {
-    let c = character();
-    let tweed = Preset::load("presets/tweed.json").unwrap();
-    let run = |scene: &mut Scene| -> Vec<Vec3> {
-        for _ in 0..60 {
-            scene.step();
-        }
-        scene.cloth().positions().to_vec()
-    };
-    let fresh = run(&mut Scene::new(c.clone(), &tweed, "walk").unwrap());
-    let mut scene = Scene::new(c, &tweed, "walk").unwrap();
-    scene.set_garment(Garment::Skirt);
-    assert_eq!(scene.rig().garment(), Garment::Skirt);
-    assert!(scene.leg_lines().is_some());
-    run(&mut scene);
-    scene.set_garment(Garment::Jacket);
-    assert!(scene.leg_lines().is_none());
-    assert_eq!(run(&mut scene), fresh, "the jacket after the skirt");
+    let back =
+        jacket_checks::assert_switching_back_gives_the_jacket(character(), Garment::Skirt, |s| {
+            assert!(s.leg_lines().is_some(), "the skirt has no leg lines")
+        });
+    assert!(
+        back.leg_lines().is_none(),
+        "the jacket kept the skirt's leg lines"
+    );
 }
 
 /// The largest turn, degrees, between consecutive segments of the closed polygon `pts`.

@@ -11,7 +11,6 @@ use cloth_tuner::export::{export_for_engine, particle_table, Engine, GridSize};
 use cloth_tuner::preset::{Garment, Preset};
 use cloth_tuner::rig::{Character, Scene};
 use cloth_tuner::sim::Collider;
-use glam::Vec3;
 
 fn character() -> Arc<Character> {
     Arc::new(Character::builtin())
@@ -146,23 +145,9 @@ fn the_veils_render_sheet_follows_the_cloth_and_the_crown_rides_on_the_head() {
 
 #[test]
 fn switching_to_the_veil_and_back_gives_the_jacket_it_had() {
-    let c = character();
-    let tweed = Preset::load("presets/tweed.json").unwrap();
-    let run = |scene: &mut Scene| -> Vec<Vec3> {
-        for _ in 0..60 {
-            scene.step();
-        }
-        scene.cloth().positions().to_vec()
-    };
-    let fresh = run(&mut Scene::new(c.clone(), &tweed, "walk").unwrap());
-    let mut scene = Scene::new(c.clone(), &tweed, "walk").unwrap();
-    scene.set_garment(Garment::Veil);
-    assert_eq!(scene.rig().garment(), Garment::Veil);
-    head(&scene);
-    run(&mut scene);
-    scene.set_garment(Garment::Jacket);
-    assert_eq!(scene.rig().garment(), Garment::Jacket);
-    assert_eq!(run(&mut scene), fresh, "the jacket after the veil");
+    jacket_checks::assert_switching_back_gives_the_jacket(character(), Garment::Veil, |s| {
+        head(s);
+    });
 }
 
 #[test]

@@ -44,6 +44,19 @@ fn pulled_apart(tear_ratio: f32, steps: usize) -> (Cloth, Vec<usize>) {
     (cloth, torn)
 }
 
+/// `steps` fixed steps with the top row held at `reference`, nothing in the way.
+fn hang(cloth: &mut Cloth, reference: &[Vec3], steps: usize) {
+    for _ in 0..steps {
+        cloth
+            .step(&StepInput {
+                frame: Frame::IDENTITY,
+                reference,
+                colliders: &[],
+            })
+            .unwrap();
+    }
+}
+
 /// How many pieces the free (unpinned) particles form, joined by live stretch links.
 fn pieces(cloth: &Cloth) -> usize {
     let topo = cloth.topology();
@@ -129,14 +142,7 @@ fn reset_mends_every_link() {
     // Mended means solved again: hanging at rest it keeps its width, like a new cloth.
     let mut fresh = Cloth::new(cloth.topology().clone(), cloth.params());
     for c in [&mut cloth, &mut fresh] {
-        for _ in 0..30 {
-            c.step(&StepInput {
-                frame: Frame::IDENTITY,
-                reference: &rest,
-                colliders: &[],
-            })
-            .unwrap();
-        }
+        hang(c, &rest, 30);
     }
     assert_eq!(cloth.torn_count(), 0);
     assert_eq!(cloth.positions(), fresh.positions());
@@ -157,15 +163,7 @@ fn tear_ratio_0_never_tears_and_an_unreached_ratio_changes_nothing() {
             ..FabricParams::default()
         };
         let mut cloth = Cloth::new(topo, &params);
-        for _ in 0..90 {
-            cloth
-                .step(&StepInput {
-                    frame: Frame::IDENTITY,
-                    reference: &rest,
-                    colliders: &[],
-                })
-                .unwrap();
-        }
+        hang(&mut cloth, &rest, 90);
         cloth
     };
     let (a, b) = (gentle(0.0), gentle(5.0));
@@ -210,15 +208,7 @@ fn folded_strip(crease: bool) -> (usize, f32) {
         })
         .collect();
     cloth.set_positions(&folded, &folded).unwrap();
-    for _ in 0..60 {
-        cloth
-            .step(&StepInput {
-                frame: Frame::IDENTITY,
-                reference: &rest,
-                colliders: &[],
-            })
-            .unwrap();
-    }
+    hang(&mut cloth, &rest, 60);
     let p = cloth.positions();
     let angle = (0..cols)
         .map(|c| {

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cloth_tuner::preset::Preset;
+use cloth_tuner::preset::{Garment, Preset};
 use cloth_tuner::rig::{Character, Scene};
 use cloth_tuner::sim::ConstraintKind;
 use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
@@ -102,4 +102,33 @@ pub const PRESETS: [&str; 3] = [
 /// A shipped preset.
 pub fn preset(file: &str) -> Preset {
     Preset::load(file).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The tweed's jacket on a walk, switched to `garment` for 60 steps (with `check` run on the
+/// scene once it wears it) and back: the jacket must play bit for bit as a fresh one. Returns
+/// the scene, back in the jacket.
+// Not every test file that includes this module switches garments.
+#[allow(dead_code)]
+pub fn assert_switching_back_gives_the_jacket(
+    character: Arc<Character>,
+    garment: Garment,
+    check: impl Fn(&Scene),
+) -> Scene {
+    let tweed = Preset::load("presets/tweed.json").unwrap();
+    let run = |scene: &mut Scene| -> Vec<glam::Vec3> {
+        for _ in 0..60 {
+            scene.step();
+        }
+        scene.cloth().positions().to_vec()
+    };
+    let fresh = run(&mut Scene::new(character.clone(), &tweed, "walk").unwrap());
+    let mut scene = Scene::new(character, &tweed, "walk").unwrap();
+    scene.set_garment(garment);
+    assert_eq!(scene.rig().garment(), garment);
+    check(&scene);
+    run(&mut scene);
+    scene.set_garment(Garment::Jacket);
+    assert_eq!(scene.rig().garment(), Garment::Jacket);
+    assert_eq!(run(&mut scene), fresh, "the jacket after the {garment:?}");
+    scene
 }
