@@ -222,6 +222,15 @@ pub struct RenderMesh {
 }
 
 impl RenderMesh {
+    /// Adds one vertex: rest position and normal (character space), texture coordinates and
+    /// skinning.
+    pub(super) fn push_vertex(&mut self, p: Vec3, n: Vec3, uv: [f32; 2], binding: Binding) {
+        self.positions.push(p);
+        self.normals.push(n);
+        self.uvs.push(uv);
+        self.binding.push(binding);
+    }
+
     /// Number of vertices.
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
@@ -1026,14 +1035,15 @@ fn add_shells(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) {
                     Garment::Jacket | Garment::HoodedJacket => shell_detail(layout, u, v),
                 };
                 let offset = if shell == 0 { half + detail } else { -half };
-                m.positions
-                    .push(surface_point(layout, rings, u, v) + n * offset);
-                m.normals.push(n * sign);
-                m.uvs.push([
-                    u / (layout.cols - 1) as f32 * 4.0,
-                    v / (layout.rows - 1) as f32 * 2.0,
-                ]);
-                m.binding.push(lower_binding(rig, u, v));
+                m.push_vertex(
+                    surface_point(layout, rings, u, v) + n * offset,
+                    n * sign,
+                    [
+                        u / (layout.cols - 1) as f32 * 4.0,
+                        v / (layout.rows - 1) as f32 * 2.0,
+                    ],
+                    lower_binding(rig, u, v),
+                );
             }
         }
         let base = (shell * nu * nv) as u32;
@@ -1110,11 +1120,12 @@ fn add_yoke(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) -> u32 {
             // Bulge outward over the shoulder, then in to the collar.
             let p = low.lerp(high, t)
                 + Vec3::new(s, 0.25, 0.0).normalize() * (0.03 * (PI * t).sin() * s.abs() * k);
-            m.positions.push(p);
-            m.normals
-                .push(Vec3::new(s, 0.6 * t + 0.1, a.cos()).normalize());
-            m.uvs.push([u / (layout.cols - 1) as f32 * 4.0, -t * 0.5]);
-            m.binding.push(yoke_binding(rig, u, s, t));
+            m.push_vertex(
+                p,
+                Vec3::new(s, 0.6 * t + 0.1, a.cos()).normalize(),
+                [u / (layout.cols - 1) as f32 * 4.0, -t * 0.5],
+                yoke_binding(rig, u, s, t),
+            );
         }
     }
     for j in 0..yoke_rows {
@@ -1161,19 +1172,18 @@ fn add_collar(rig: &JacketRig, yoke_top: u32, m: &mut RenderMesh) {
         for i in 0..nu {
             let p0 = m.positions[(yoke_top + i as u32) as usize];
             let n0 = m.normals[(yoke_top + i as u32) as usize];
-            m.positions.push(
+            m.push_vertex(
                 p0 + Vec3::new(0.0, 0.04 * (k + 1) as f32, 0.0) * scale
                     + n0 * 0.01 * k as f32 * scale,
+                n0,
+                [layout.render_u(i) * 0.25, -0.6 - 0.1 * k as f32],
+                [
+                    (driver(rig, b.neck), 0.5),
+                    (driver(rig, b.chest), 0.5),
+                    (0, 0.0),
+                    (0, 0.0),
+                ],
             );
-            m.normals.push(n0);
-            m.uvs
-                .push([layout.render_u(i) * 0.25, -0.6 - 0.1 * k as f32]);
-            m.binding.push([
-                (driver(rig, b.neck), 0.5),
-                (driver(rig, b.chest), 0.5),
-                (0, 0.0),
-                (0, 0.0),
-            ]);
         }
     }
     let rows_of = |r: u32| {
@@ -1280,10 +1290,12 @@ fn add_sleeve(rig: &JacketRig, arm: &Arm, m: &mut RenderMesh) {
         for i in 0..around {
             let phi = TAU * i as f32 / around as f32;
             let n = arm.around(phi);
-            m.positions.push(centre + n * radius);
-            m.normals.push(n);
-            m.uvs.push([i as f32 / around as f32 * 2.0, t * 3.0]);
-            m.binding.push(binding);
+            m.push_vertex(
+                centre + n * radius,
+                n,
+                [i as f32 / around as f32 * 2.0, t * 3.0],
+                binding,
+            );
         }
     }
     ring_strip(
@@ -1340,10 +1352,12 @@ fn add_armhole(rig: &JacketRig, arm: &Arm, top: Ring, m: &mut RenderMesh) {
             let mut w = Vec::with_capacity(8);
             w.extend(inner_binding.iter().map(|&(d, x)| (d, x * (1.0 - f))));
             w.extend(outer_binding.iter().map(|&(d, x)| (d, x * f)));
-            m.positions.push(p);
-            m.normals.push(normal);
-            m.uvs.push([i as f32 / around as f32 * 2.0, -0.3 + f * 0.4]);
-            m.binding.push(mix_bindings(&w));
+            m.push_vertex(
+                p,
+                normal,
+                [i as f32 / around as f32 * 2.0, -0.3 + f * 0.4],
+                mix_bindings(&w),
+            );
         }
     }
     ring_strip(
@@ -1410,11 +1424,12 @@ fn build_hood(rig: &JacketRig, m: &mut RenderMesh, hood_driver: u16) {
                     (p - n * thickness, -n)
                 };
                 let (p, n) = (to_rest.transform_point3(p), to_rest.transform_vector3(n));
-                m.positions.push(p);
-                m.normals.push(n);
-                m.uvs
-                    .push([i as f32 / np as f32 * 3.0, j as f32 / nt as f32 * 1.2]);
-                m.binding.push(binding);
+                m.push_vertex(
+                    p,
+                    n,
+                    [i as f32 / np as f32 * 3.0, j as f32 / nt as f32 * 1.2],
+                    binding,
+                );
             }
         }
         for j in 0..nt as u32 {
@@ -1437,11 +1452,12 @@ fn build_hood(rig: &JacketRig, m: &mut RenderMesh, hood_driver: u16) {
     for i in 0..=np {
         let phi = TAU * i as f32 / np as f32;
         let (p, n) = surface(0.0, phi);
-        m.positions
-            .push(to_rest.transform_point3(p - n * (thickness * 0.5) - down * (0.012 * k)));
-        m.normals.push(to_rest.transform_vector3(-down));
-        m.uvs.push([i as f32 / np as f32 * 3.0, -0.05]);
-        m.binding.push(binding);
+        m.push_vertex(
+            to_rest.transform_point3(p - n * (thickness * 0.5) - down * (0.012 * k)),
+            to_rest.transform_vector3(-down),
+            [i as f32 / np as f32 * 3.0, -0.05],
+            binding,
+        );
     }
     for i in 0..np as u32 {
         let (o, n, k) = (o0 + i, i0 + i, bead + i);

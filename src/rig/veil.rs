@@ -178,10 +178,12 @@ pub(super) fn add_crown(rig: &JacketRig, band: Ring, m: &mut RenderMesh) {
                 } else {
                     (p - n * thickness, -n)
                 };
-                m.positions.push(p);
-                m.normals.push(n);
-                m.uvs.push([i as f32 / CAP_AROUND as f32 * 2.0, ct * 0.5]);
-                m.binding.push(binding);
+                m.push_vertex(
+                    p,
+                    n,
+                    [i as f32 / CAP_AROUND as f32 * 2.0, ct * 0.5],
+                    binding,
+                );
             }
         }
         ring_strip(
