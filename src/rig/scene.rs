@@ -235,12 +235,12 @@ impl Scene {
             drag: None,
             stats: FrameStats::default(),
             skinned: false,
+            vertical_rest: vertical_rest(n, &vertical),
             vertical,
             horizontal,
             fold_lines: preset.fold_lines.clone(),
             jacket_indices: Vec::new(),
             indices_torn: None,
-            vertical_rest: vertical_rest(&rig),
             leg_lines: None,
             leg_lines_on: true,
             rig,
@@ -298,7 +298,8 @@ impl Scene {
             return;
         }
         let jacket = |g: Garment| matches!(g, Garment::Jacket | Garment::HoodedJacket);
-        let reshaped = garment != self.garment && !(jacket(garment) && jacket(self.garment));
+        // Past the early return the garment differs: only the two jackets share a shape.
+        let reshaped = !(jacket(garment) && jacket(self.garment));
         let layout = if reshaped {
             layout_for(&self.character, garment)
         } else {
@@ -318,7 +319,7 @@ impl Scene {
                 self.prev_offsets = vec![Vec3::ZERO; rig.topology.len()];
                 self.vertical = links_of(&rig, ConstraintKind::StretchVertical);
                 self.horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
-                self.vertical_rest = vertical_rest(&rig);
+                self.vertical_rest = vertical_rest(rig.topology.len(), &self.vertical);
                 self.layout = layout;
             }
             let mut rest_model = Vec::new();
@@ -910,9 +911,9 @@ fn layout_for(character: &Character, garment: Garment) -> JacketLayout {
 
 /// Per particle, the rest length of the vertical link into it from above (0 on the top row):
 /// what the skirt's pass after the step keeps its columns at.
-fn vertical_rest(rig: &JacketRig) -> Vec<f32> {
-    let mut out = vec![0.0; rig.topology.len()];
-    for &(_, b, rest) in &links_of(rig, ConstraintKind::StretchVertical) {
+fn vertical_rest(particles: usize, vertical: &[(u32, u32, f32)]) -> Vec<f32> {
+    let mut out = vec![0.0; particles];
+    for &(_, b, rest) in vertical {
         out[b as usize] = rest;
     }
     out
