@@ -10,6 +10,7 @@
 //! knee-ankle segments, and the web between the two legs, so the hem never hangs between the
 //! legs.
 
+use crate::preset::Garment;
 use glam::{Mat4, Vec3};
 
 use super::jacket::{
@@ -46,9 +47,11 @@ impl JacketLayout {
         let (shoulder, _) = landmarks(character);
         let k = shoulder / BUILTIN_LANDMARKS.0;
         let (waist, knee) = waist_and_knee(character);
+        // The grid fold lines and painted maps are checked against.
+        let (cols, rows) = Garment::Skirt.grid();
         Self {
-            cols: 17,
-            rows: 10,
+            cols,
+            rows,
             top_height: waist,
             hem_height: knee + HEM_ABOVE_KNEES * k,
             front_gap_deg: 0.0,

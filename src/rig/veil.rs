@@ -5,6 +5,7 @@
 //! back, so the face is covered. The top row is pinned to the head; the rows below follow the
 //! head down to the neck and the chest below it.
 
+use crate::preset::Garment;
 use std::f32::consts::{FRAC_PI_2, TAU};
 
 use glam::{Mat4, Vec3};
@@ -38,9 +39,11 @@ impl JacketLayout {
         let k = shoulder / BUILTIN_LANDMARKS.0;
         let (centre, top) = head_centre_and_top(character);
         let crown = centre + (top - centre) * CROWN;
+        // The grid fold lines and painted maps are checked against.
+        let (cols, rows) = Garment::Veil.grid();
         Self {
-            cols: 17,
-            rows: 10,
+            cols,
+            rows,
             top_height: crown,
             hem_height: shoulder - HEM_BELOW_SHOULDERS * k,
             front_gap_deg: 20.0,
