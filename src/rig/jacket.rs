@@ -714,14 +714,20 @@ pub(super) fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     t * t * (3.0 - 2.0 * t)
 }
 
-fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+/// The distance from `p` to the segment `a`-`b`.
+pub(super) fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    p.distance(closest_on_segment(p, a, b))
+}
+
+/// The point of the segment `a`-`b` nearest `p` (`a` when the segment has no length).
+pub(super) fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
     let ab = b - a;
     let t = if ab.length_squared() > 0.0 {
         ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
     } else {
         0.0
     };
-    p.distance(a + ab * t)
+    a + ab * t
 }
 
 /// The body's skin at rest that the lower jacket wraps: the vertices owned by the torso, neck

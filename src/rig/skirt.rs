@@ -10,6 +10,7 @@
 //! knee-ankle segments, and the web between the two legs, so the hem never hangs between the
 //! legs.
 
+use super::jacket::{closest_on_segment, distance_to_segment};
 use crate::preset::Garment;
 use glam::{Mat4, Vec3};
 
@@ -202,18 +203,6 @@ fn joints(bones: &[usize; 3], model: &[Mat4]) -> [Vec3; 3] {
 fn model_scale(bones: &[usize; 3], model: &[Mat4]) -> f32 {
     let [hip, knee, _] = joints(bones, model);
     hip.distance(knee) / 0.45
-}
-
-/// The distance from `p` to the segment `a`-`b`.
-fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
-    p.distance(closest_on_segment(p, a, b))
-}
-
-/// The point of the segment `a`-`b` nearest `p`.
-fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
-    let ab = b - a;
-    let t = ((p - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
-    a + ab * t
 }
 
 impl LegLines {
