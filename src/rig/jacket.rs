@@ -481,7 +481,13 @@ impl JacketRig {
             };
             frame.upper.shoulder[s] =
                 Mat4::from_rotation_translation((turn * follow).normalize(), origin);
-            side_pos[s] = frame.upper.shoulder[s].transform_point3(self.side_offset[s]);
+            // Only the pad's lift reaches the side bone: sliding it forward or back with the
+            // arm would stretch the top row between the side and the chest-bound front.
+            let carried =
+                chest_delta.transform_point3(self.rest_drivers[n + 2 + s].w_axis.truncate());
+            let up = chest_turn * Vec3::Y;
+            let padded = frame.upper.shoulder[s].transform_point3(self.side_offset[s]);
+            side_pos[s] = carried + up * (padded - carried).dot(up);
         }
         let d = side_pos[1] - side_pos[0];
         let len = d.length();
@@ -578,10 +584,11 @@ impl JacketRig {
         let side = if p.x >= 0.0 { 0 } else { 1 };
         let side_driver = self.char_bones + 2 + side;
         let reach = self.rest_drivers[side_driver].w_axis.x.abs().max(1e-3);
-        let w = smoothstep(0.35, 0.95, p.x.abs() / reach);
+        let w = (0.5 + 0.5 * p.x.abs() / reach).min(1.0);
+        let other = self.char_bones + 3 - side;
         [
-            (self.bones.chest as u16, 1.0 - w),
             (side_driver as u16, w),
+            (other as u16, 1.0 - w),
             (0, 0.0),
             (0, 0.0),
         ]

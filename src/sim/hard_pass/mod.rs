@@ -247,40 +247,71 @@ impl HardPass {
                 };
                 over = true;
                 let half = d * (s * 0.5);
-                for (i, target) in [(a, pos[a] + half), (b, pos[b] - half)] {
-                    let (t, rest) = self.up[i];
-                    if t == u32::MAX || input.is_cut(i, CUT_UP) {
-                        continue;
-                    }
-                    let top = pos[t as usize];
-                    // Onto the sphere around its upper neighbour, back within its max distance
-                    // and out of the colliders by swinging on that sphere: every correction
-                    // moves continuously with the positions (a choice between "all of the way"
-                    // and "half of it" would not), so a small difference stays small. Where
-                    // that cannot clear it, it stays where it was.
-                    let mut y = top + (target - top).normalize_or(pos[i] - top) * rest;
-                    let (r, md) = (input.reference[i], input.max_distance[i]);
-                    if y.distance_squared(r) > md * md {
-                        y = swing_within_reach(top, rest, y, r, md);
-                    }
-                    let (y, clear) = swing_clear(
-                        input.colliders,
-                        input.margin,
-                        top,
-                        rest,
-                        y,
-                        Some(r),
-                        SIDEWAYS_COLLISION_PASSES,
-                    );
-                    if clear && y.distance_squared(r) <= md * md {
-                        pos[i] = y;
-                    }
+                // Where one end cannot move (pinned, held by its max distance or a collider),
+                // the other takes the whole correction; where the second cannot, the first
+                // tries the rest: half each would leave a chain held at one end stretched
+                // after every pass.
+                let moved_a = self.move_end(a, pos[a] + half, pos[b], pos, input);
+                let share = if moved_a { half } else { half * 2.0 };
+                let moved_b = self.move_end(b, pos[b] - share, pos[a], pos, input);
+                if moved_a && !moved_b {
+                    self.move_end(a, pos[a] + half, pos[b], pos, input);
                 }
             }
             if !over {
                 break;
             }
         }
+    }
+
+    /// Moves particle `i` toward `target`, only along the sphere around its upper neighbour
+    /// (so its column keeps its rest length), then swung on that sphere back within its max
+    /// distance and out of the colliders; where swinging does not clear it, the clear point
+    /// on the sphere nearest to where it was headed, if that still brings it nearer to `other`
+    /// (the link's other end). Every correction moves continuously with the positions (a
+    /// choice between "all of the way" and "half of it" would not), so a small difference
+    /// stays small. Returns whether it moved; where nothing clears it, it stays where it was.
+    fn move_end(
+        &self,
+        i: usize,
+        target: Vec3,
+        other: Vec3,
+        pos: &mut [Vec3],
+        input: &HardInput,
+    ) -> bool {
+        let (t, rest) = self.up[i];
+        if t == u32::MAX || input.is_cut(i, CUT_UP) {
+            return false;
+        }
+        let top = pos[t as usize];
+        let mut y = top + (target - top).normalize_or(pos[i] - top) * rest;
+        let (r, md) = (input.reference[i], input.max_distance[i]);
+        if y.distance_squared(r) > md * md {
+            y = swing_within_reach(top, rest, y, r, md);
+        }
+        let (mut y, mut clear) = swing_clear(
+            input.colliders,
+            input.margin,
+            top,
+            rest,
+            y,
+            Some(r),
+            SIDEWAYS_COLLISION_PASSES,
+        );
+        if !clear {
+            let was = pos[i].distance(other);
+            if let Some(z) =
+                clear_point_on_sphere(input.colliders, input.margin, top, rest, y, r, md)
+                    .filter(|z| z.distance(other) < was)
+            {
+                (y, clear) = (z, true);
+            }
+        }
+        if clear && y.distance_squared(r) <= md * md {
+            pos[i] = y;
+            return true;
+        }
+        false
     }
 }
 
