@@ -28,6 +28,7 @@
 use glam::{Quat, Vec3};
 
 use super::bands::{Bands, PARALLEL_MIN_PARTICLES};
+use super::broad::{push_out_each, Broad};
 use super::collision::Collider;
 use super::hard_pass::{HardInput, HardPass};
 use super::painted::painted_or_curve;
@@ -171,6 +172,8 @@ pub struct Cloth {
     /// Each particle's share of the rest area: the mass the wind's force is divided by.
     wind_rest_share: Vec<f32>,
     wind_scratch: WindScratch,
+    /// Which colliders can reach which particles in this solver step.
+    broad: Broad,
     last_frame: Option<Frame>,
     /// The last step's reference points and colliders, to interpolate substeps from.
     last_reference: Vec<Vec3>,
@@ -279,6 +282,7 @@ impl Cloth {
             wind_accel: vec![Vec3::ZERO; n],
             wind_rest_share: rest_shares(&topo.rest, &topo.triangles),
             wind_scratch: WindScratch::new(n),
+            broad: Broad::new(n),
             last_frame: None,
             last_reference: vec![Vec3::ZERO; n],
             last_colliders: Vec::with_capacity(COLLIDER_CAPACITY),
@@ -663,6 +667,10 @@ impl Cloth {
         let p = self.params.clone();
         self.apply_world_motion(frame, &p);
         self.pin(reference);
+        if !colliders.is_empty() {
+            self.broad
+                .update(reference, &self.max_distance, colliders, p.collision_margin);
+        }
         // Gravity and wind arrive in world space; the cloth lives in character space.
         let to_local = frame.rotation.inverse();
         self.compute_wind(to_local, &p, dt);
@@ -688,6 +696,7 @@ impl Cloth {
                 margin: p.collision_margin,
                 sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
                 cut: self.tears.cut(),
+                broad: Some(&self.broad),
             };
             let (pos, contact, stats) = (&mut self.pos, &mut self.contact, &mut self.stats);
             let parallel = self.bands.is_some();
@@ -905,15 +914,14 @@ impl Cloth {
             if self.topo.pinned[i] {
                 continue;
             }
-            let mut x = self.pos[i];
-            let mut touched = false;
-            for c in colliders {
-                let y = c.push_out_toward(x, reference[i], margin);
-                if y != x {
-                    touched = true;
-                    x = y;
-                }
-            }
+            let candidates = self.broad.of(i, margin);
+            let (x, touched) = push_out_each(
+                colliders,
+                candidates,
+                self.pos[i],
+                Some(reference[i]),
+                margin,
+            );
             self.pos[i] = x;
             self.contact[i] |= touched;
         }

@@ -15,11 +15,12 @@ use glam::Vec3;
 
 pub use sphere::{clear_point_on_sphere, least_deep_point_on_sphere, swing_clear};
 
+use super::broad::{Broad, Candidates};
 use super::cloth::{clamp_to, excess, ClothStats};
 use super::tear::{CUT_RIGHT, CUT_UP};
 use super::topology::{ConstraintKind, Link, Topology};
 use super::{push_out_all, Collider};
-use sphere::{swing_within_reach, Rim};
+use sphere::{swing_clear_among, swing_within_reach, Rim, Swing};
 
 /// How deep (metres, past the collider's surface, margin not counted) the hard pass may leave a
 /// particle to keep its link at rest length and within its max distance, where no point is both
@@ -55,6 +56,9 @@ pub(crate) struct HardInput<'a> {
     /// the pass then does not hang it from; [`CUT_RIGHT`]: the one to its right, which the
     /// sideways limit then leaves alone). Empty: nothing torn.
     pub(crate) cut: &'a [u8],
+    /// This solver step's broad phase for `colliders` and `margin` (`None`: every particle is
+    /// tested against every collider).
+    pub(crate) broad: Option<&'a Broad>,
 }
 
 impl HardInput<'_> {
@@ -62,6 +66,13 @@ impl HardInput<'_> {
     #[inline]
     fn is_cut(&self, i: usize, bit: u8) -> bool {
         self.cut.get(i).is_some_and(|c| c & bit != 0)
+    }
+
+    /// Particle `i`'s swing out of the colliders, tested against only those that can reach it.
+    #[inline]
+    fn swing_clear(&self, i: usize, at: Swing, x: Vec3) -> (Vec3, bool) {
+        let candidates = self.broad.map_or(Candidates::ALL, |b| b.of(i, self.margin));
+        swing_clear_among(self.colliders, candidates, self.margin, at, x)
     }
 }
 
@@ -263,15 +274,13 @@ impl HardPass {
                     if y.distance_squared(r) > md * md {
                         y = swing_within_reach(top, rest, y, r, md);
                     }
-                    let (y, clear) = swing_clear(
-                        input.colliders,
-                        input.margin,
+                    let at = Swing {
                         top,
                         rest,
-                        y,
-                        Some(r),
-                        SIDEWAYS_COLLISION_PASSES,
-                    );
+                        anchor: Some(r),
+                        passes: SIDEWAYS_COLLISION_PASSES,
+                    };
+                    let (y, clear) = input.swing_clear(i, at, y);
                     if clear && y.distance_squared(r) <= md * md {
                         pos[i] = y;
                     }
@@ -315,15 +324,13 @@ fn place(
     // Keep the particle out of the body while it stays at rest length: push it out, then swing
     // it back onto the sphere around its upper neighbour, so the column wraps around a leg
     // instead of passing through it.
-    let (swung, mut clear) = swing_clear(
-        input.colliders,
-        input.margin,
+    let at = Swing {
         top,
-        l.rest,
-        x,
-        Some(r),
-        HARD_COLLISION_PASSES,
-    );
+        rest: l.rest,
+        anchor: Some(r),
+        passes: HARD_COLLISION_PASSES,
+    };
+    let (swung, mut clear) = input.swing_clear(b, at, x);
     x = swung;
     // A swing out of the body can carry it past its max distance. Then the nearest point that
     // is both clear and within reach is where the collider's surface crosses the rim of the
