@@ -686,8 +686,7 @@ impl Cloth {
         if self.exploded(reference) {
             return self.reset_exploded(reference, dt_time);
         }
-        let contacts = self.collide(colliders, reference, p.collision_margin);
-        self.clamp_to_max_distance(reference);
+        let contacts = self.collide(colliders, reference, p.collision_margin, true);
         if p.hard_constraints {
             let input = HardInput {
                 reference,
@@ -723,8 +722,14 @@ impl Cloth {
             self.stats.teleports += 1;
             return;
         }
-        let base = motion.fraction(p.world_motion_fraction);
-        let edge = motion.fraction(p.edge_world_motion_fraction);
+        // A character standing still moves nothing (carrying by the identity would only turn
+        // a -0 coordinate into +0).
+        let moving = |m: &Frame| *m != Frame::IDENTITY;
+        let base = motion.fraction(p.world_motion_fraction).filter(moving);
+        let edge = motion.fraction(p.edge_world_motion_fraction).filter(moving);
+        if base.is_none() && edge.is_none() {
+            return;
+        }
         for i in 0..self.pos.len() {
             if self.topo.pinned[i] {
                 continue;
@@ -853,7 +858,7 @@ impl Cloth {
             // The last pass's contacts are the collision stage after the explosion check.
             if !colliders.is_empty() && pass + 1 < p.iterations {
                 unpad(&self.work, &mut self.pos);
-                self.collide(colliders, reference, p.collision_margin);
+                self.collide(colliders, reference, p.collision_margin, false);
                 pad(&self.pos, &mut self.work);
             }
         }
@@ -876,7 +881,8 @@ impl Cloth {
             .zip(reference)
             .zip(&self.max_distance)
             .any(|((x, r), &md)| {
-                !x.is_finite() || x.distance(*r) > (md * EXPLODE_FACTOR).max(EXPLODE_MIN_DISTANCE)
+                let limit = (md * EXPLODE_FACTOR).max(EXPLODE_MIN_DISTANCE);
+                !x.is_finite() || (!surely_within(*x, *r, limit) && x.distance(*r) > limit)
             })
     }
 
@@ -894,38 +900,36 @@ impl Cloth {
         }
     }
 
-    /// Every particle further than its max distance from its reference point goes onto that
-    /// sphere.
-    // Walks positions, reference points and max distances in step.
-    #[allow(clippy::needless_range_loop)]
-    #[inline]
-    fn clamp_to_max_distance(&mut self, reference: &[Vec3]) {
-        for i in 0..self.pos.len() {
-            self.pos[i] = clamp_to(self.pos[i], reference[i], self.max_distance[i]);
-        }
-    }
-
     /// Pushes every free particle out of every collider (deep ones toward their reference)
-    /// and marks the ones that touched; returns how many are marked this step.
-    // Walks positions, pins, references and contact flags in step.
+    /// and marks the ones that touched; with `clamp`, then puts every particle further than its
+    /// max distance from its reference point onto that sphere (both are each particle's own
+    /// business, so one walk does both). Returns how many particles are marked this step.
+    // Walks positions, pins, references, max distances and contact flags in step.
     #[allow(clippy::needless_range_loop)]
-    fn collide(&mut self, colliders: &[Collider], reference: &[Vec3], margin: f32) -> u32 {
+    fn collide(
+        &mut self,
+        colliders: &[Collider],
+        reference: &[Vec3],
+        margin: f32,
+        clamp: bool,
+    ) -> u32 {
+        let mut marked = 0;
         for i in 0..self.pos.len() {
-            if self.topo.pinned[i] {
-                continue;
+            let mut x = self.pos[i];
+            if !self.topo.pinned[i] && !colliders.is_empty() {
+                let candidates = self.broad.of(i, margin);
+                let (y, touched) =
+                    push_out_each(colliders, candidates, x, Some(reference[i]), margin);
+                x = y;
+                self.contact[i] |= touched;
             }
-            let candidates = self.broad.of(i, margin);
-            let (x, touched) = push_out_each(
-                colliders,
-                candidates,
-                self.pos[i],
-                Some(reference[i]),
-                margin,
-            );
+            if clamp {
+                x = clamp_to(x, reference[i], self.max_distance[i]);
+            }
             self.pos[i] = x;
-            self.contact[i] |= touched;
+            marked += self.contact[i] as u32;
         }
-        self.contact.iter().map(|&c| c as u32).sum()
+        marked
     }
 }
 
@@ -941,6 +945,14 @@ fn column_reach(topo: &Topology, max_distance: &mut [f32]) {
             max_distance[i] = max_distance[i].min(max_distance[i + topo.cols]);
         }
     }
+}
+
+/// Whether `x` is closer than `radius` to `center` by its squared distance alone, with a
+/// millionth to spare: then `x.distance(center)` (the square root of the same squared
+/// distance, correctly rounded) is below `radius` too, and the callers skip the square root.
+#[inline(always)]
+pub(super) fn surely_within(x: Vec3, center: Vec3, radius: f32) -> bool {
+    x.distance_squared(center) < radius * radius * (1.0 - 1e-6)
 }
 
 /// `x` moved onto the sphere of `radius` around `center` when it is outside it.

@@ -16,7 +16,7 @@ use glam::Vec3;
 pub use sphere::{clear_point_on_sphere, least_deep_point_on_sphere, swing_clear};
 
 use super::broad::{Broad, Candidates};
-use super::cloth::{clamp_to, excess, ClothStats};
+use super::cloth::{clamp_to, excess, surely_within, ClothStats};
 use super::tear::{CUT_RIGHT, CUT_UP};
 use super::topology::{ConstraintKind, Link, Topology};
 use super::{push_out_all, Collider};
@@ -71,6 +71,9 @@ impl HardInput<'_> {
     /// Particle `i`'s swing out of the colliders, tested against only those that can reach it.
     #[inline]
     fn swing_clear(&self, i: usize, at: Swing, x: Vec3) -> (Vec3, bool) {
+        if self.colliders.is_empty() {
+            return (x, true);
+        }
         let candidates = self.broad.map_or(Candidates::ALL, |b| b.of(i, self.margin));
         swing_clear_among(self.colliders, candidates, self.margin, at, x)
     }
@@ -404,6 +407,9 @@ unsafe impl Sync for Shared {}
 fn clamp_again(pos: &mut [Vec3], input: &HardInput, stats: &mut ClothStats) {
     let (reference, max_distance) = (input.reference, input.max_distance);
     for i in 0..pos.len() {
+        if surely_within(pos[i], reference[i], max_distance[i]) {
+            continue;
+        }
         let over = pos[i].distance(reference[i]) - max_distance[i];
         if over > 1e-5 {
             pos[i] = clamp_to(pos[i], reference[i], max_distance[i]);
