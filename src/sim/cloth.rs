@@ -791,27 +791,25 @@ impl Cloth {
     #[inline]
     fn integrate(&mut self, gravity: Vec3, p: &FabricParams, dt: f32) {
         let dt2 = dt * dt;
-        for i in 0..self.pos.len() {
-            if self.topo.pinned[i] {
+        let topo = &self.topo;
+        let particles = (self.pos.iter_mut().zip(&mut self.prev))
+            .zip(topo.pinned.iter().zip(&topo.edge))
+            .zip(self.contact.iter().zip(&self.wind_accel));
+        for (((x, prev), (&pinned, &edge)), (&contact, &wind)) in particles {
+            if pinned {
                 continue;
             }
-            let edge = self.topo.edge[i];
-            let damping = if self.contact[i] {
+            let damping = if contact {
                 p.contact_damping
             } else if edge {
                 p.edge_damping
             } else {
                 p.damping
             };
-            let wind = if edge {
-                self.wind_accel[i] * p.edge_wind_scale
-            } else {
-                self.wind_accel[i]
-            };
-            let x = self.pos[i];
-            let v = x - self.prev[i];
-            self.prev[i] = x;
-            self.pos[i] = x + v * (1.0 - damping) + (gravity + wind) * dt2;
+            let wind = if edge { wind * p.edge_wind_scale } else { wind };
+            let v = *x - *prev;
+            *prev = *x;
+            *x = *x + v * (1.0 - damping) + (gravity + wind) * dt2;
         }
         self.contact.fill(false);
     }

@@ -229,8 +229,8 @@ impl HardPass {
             // A row is complete when the next link starts a lower one: with the deformation
             // limit on, hold its sideways links to the limit too before the row below is
             // placed from it.
-            let row = topo.row(b);
             if let Some(ratio) = input.sideways {
+                let row = topo.row(b);
                 if self
                     .links
                     .get(k + 1)
@@ -333,14 +333,35 @@ fn place(
         anchor: Some(r),
         passes: HARD_COLLISION_PASSES,
     };
-    let (swung, mut clear) = input.swing_clear(b, at, x);
-    x = swung;
+    let (swung, clear) = input.swing_clear(b, at, x);
+    // Clear and within reach: nearly every particle, nearly every step.
+    if clear && swung.distance_squared(r) <= md * md {
+        return Some(swung);
+    }
+    Some(rescue(at, swung, clear, b, input, contact, stats))
+}
+
+/// The rest of [`place`] for particle `b`, which the swing `at` left at `x`, inside a collider
+/// (not `clear`) or past its max distance: out of line, so the common case stays small.
+#[cold]
+#[inline(never)]
+fn rescue(
+    at: Swing,
+    mut x: Vec3,
+    mut clear: bool,
+    b: usize,
+    input: &HardInput,
+    contact: &mut bool,
+    stats: &mut ClothStats,
+) -> Vec3 {
+    let (top, rest) = (at.top, at.rest);
+    let (r, md) = (input.reference[b], input.max_distance[b]);
     // A swing out of the body can carry it past its max distance. Then the nearest point that
     // is both clear and within reach is where the collider's surface crosses the rim of the
     // reachable cap: walk the rim from the point nearest to it, so the particle slides along
     // both limits instead of jumping to wherever the wider search below lands.
     if clear && x.distance_squared(r) > md * md {
-        if let Some(y) = Rim::new(top, l.rest, x, r, md)
+        if let Some(y) = Rim::new(top, rest, x, r, md)
             .and_then(|rim| rim.clear_point(input.colliders, input.margin))
         {
             x = y;
@@ -352,8 +373,7 @@ fn place(
     // column further than a few swings reach), search the whole rest-length sphere for the
     // clear point nearest to where it was headed.
     if !clear {
-        if let Some(y) = clear_point_on_sphere(input.colliders, input.margin, top, l.rest, x, r, md)
-        {
+        if let Some(y) = clear_point_on_sphere(input.colliders, input.margin, top, rest, x, r, md) {
             x = y;
             clear = true;
         }
@@ -363,7 +383,7 @@ fn place(
     // Deeper than that, push it out after all (and count it): the particles below are then
     // placed from here, so only this link is off.
     if !clear {
-        let (y, depth) = least_deep_point_on_sphere(input.colliders, top, l.rest, x, r, md);
+        let (y, depth) = least_deep_point_on_sphere(input.colliders, top, rest, x, r, md);
         x = y;
         if depth <= HARD_TOLERATED_DEPTH {
             clear = true;
@@ -385,7 +405,7 @@ fn place(
             stats.post_hard_push_max = stats.post_hard_push_max.max(x.distance(swung));
         }
     }
-    Some(x)
+    x
 }
 
 /// The positions and contact flags, shared by the threads of a column-parallel hard pass,
