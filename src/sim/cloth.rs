@@ -1020,6 +1020,29 @@ fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) {
 mod tests {
     use super::*;
 
+    #[test]
+    fn surely_within_never_says_so_of_a_point_whose_distance_reaches_the_radius() {
+        // Points on and around spheres of many sizes, a few float steps either side of the
+        // radius: wherever the squared distance says "within", the distance the callers would
+        // otherwise take is below the radius; and most points well inside are caught.
+        let (mut caught, mut inside) = (0, 0);
+        for k in 0..2000u32 {
+            let radius = 1e-3 * 1.37f32.powi((k % 40) as i32);
+            let center = Vec3::new(0.3, 1.1, -0.2) * (k % 7) as f32;
+            let t = k as f32 * 0.618;
+            let dir = Vec3::new(t.cos(), (t * 1.3).sin(), (t * 0.7).cos()).normalize();
+            let scale = 1.0 + ((k % 9) as f32 - 4.0) * 1e-7 - ((k % 5) as f32) * 0.1;
+            let x = center + dir * radius * scale;
+            let d = x.distance(center);
+            if surely_within(x, center, radius) {
+                assert!(d < radius, "{x} {center} {radius}: {d}");
+                caught += 1;
+            }
+            inside += (d < radius * 0.99) as u32;
+        }
+        assert!(caught >= inside, "{caught} of {inside}");
+    }
+
     fn proj(wa: f32, wb: f32) -> Proj {
         Proj {
             a: 0,
