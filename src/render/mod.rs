@@ -12,8 +12,8 @@ use glam::{Mat4 as GMat4, Quat, Vec3 as GVec3};
 use serde::{Deserialize, Serialize};
 use three_d::{
     AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, CpuTexture, Cull,
-    DirectionalLight, Gm, Indices, InstancedMesh, Instances, Light, Mesh, Object, PhysicalMaterial,
-    Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
+    DirectionalLight, Gm, Indices, InstancedMesh, Instances, Light, MaterialType, Mesh, Object,
+    PhysicalMaterial, Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
 };
 
 use crate::rig::Scene;
@@ -362,6 +362,21 @@ pub struct Renderer {
     pub background: [f32; 3],
     /// Side of the key light's shadow map, texels (1024 unless View > Quality says less).
     pub shadow_map_size: u32,
+    /// While the character moves, the shadow map is redrawn every this many pictures (1:
+    /// every picture; View > Quality > Fast: 2). A picture whose shadow casters and root did
+    /// not move since the map was drawn reuses it whatever this says.
+    pub shadow_interval: u32,
+    /// What the key light's shadow map was drawn from ([`ShadowSource`]) and how many
+    /// pictures ago; `None`: no map.
+    shadow_drawn: Option<(ShadowSource, u32)>,
+}
+
+/// What a shadow map depends on: its size and where the casters' vertices were (a hash of
+/// their positions and of the root). Equal sources give the same map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ShadowSource {
+    size: u32,
+    casters: u64,
 }
 
 impl Renderer {
@@ -438,6 +453,8 @@ impl Renderer {
             ambient: AmbientLight::new(ctx, 0.35, srgba(210, 220, 235, 255)),
             background: [0.30, 0.33, 0.36],
             shadow_map_size: 1024,
+            shadow_interval: 1,
+            shadow_drawn: None,
         }
     }
 
@@ -458,9 +475,9 @@ impl Renderer {
         self.update_meshes(root, scene, overlays);
         self.update_overlays(root, scene, overlays);
         self.place_ground(followed);
-        self.update_shadows(overlays);
+        self.update_shadows(root, scene, overlays);
 
-        let mut objects: Vec<&dyn Object> = vec![&self.ground];
+        let mut objects: Vec<&dyn Object> = Vec::new();
         for m in [&self.body, &self.jacket].into_iter().flatten() {
             objects.push(&m.gm);
         }
@@ -498,9 +515,18 @@ impl Renderer {
         let lights: [&dyn Light; 3] = [&self.key, &self.fill, &self.ambient];
         let scissor = ScissorBox::from(viewport);
         let [r, g, b] = self.background;
+        // The opaque character and overlays go first and the ground after them, so the
+        // ground's costly lit pixels behind the character fail the depth test before they are
+        // shaded (on a software rasteriser that is time; the picture is the same). See-through
+        // things still come last, over the ground.
+        let (opaque, mut after): (Vec<&dyn Object>, Vec<&dyn Object>) = objects
+            .into_iter()
+            .partition(|o| o.material_type() != MaterialType::Transparent);
+        after.insert(0, &self.ground);
         target
             .clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0))
-            .render_partially(scissor, &cam, objects, &lights);
+            .render_partially(scissor, &cam, opaque, &lights)
+            .render_partially(scissor, &cam, after, &lights);
         if !top_objects.is_empty() {
             target
                 .clear_partially(scissor, ClearState::depth(1.0))
@@ -598,8 +624,10 @@ impl Renderer {
     }
 
     /// The key light's shadow map from the body and jacket only (the ground would stretch
-    /// it), or none.
-    fn update_shadows(&mut self, overlays: &Overlays) {
+    /// it), or none. Drawing it is a pass over every caster vertex, so a map drawn from the
+    /// same casters is kept, and while they move it is redrawn every `shadow_interval`
+    /// pictures.
+    fn update_shadows(&mut self, root: GMat4, scene: &SceneData, overlays: &Overlays) {
         let casters: Vec<&Mesh> = [&self.body, &self.jacket]
             .into_iter()
             .flatten()
@@ -607,10 +635,41 @@ impl Renderer {
             .collect();
         if !overlays.shadows || casters.is_empty() {
             self.key.clear_shadow_map();
+            self.shadow_drawn = None;
+            return;
+        }
+        let source = ShadowSource {
+            size: self.shadow_map_size,
+            casters: caster_hash(root, scene, overlays),
+        };
+        let keep = match self.shadow_drawn {
+            Some((drawn, _)) if drawn == source => true,
+            Some((drawn, age)) => drawn.size == source.size && age + 1 < self.shadow_interval,
+            None => false,
+        };
+        if keep {
+            if let Some((_, age)) = self.shadow_drawn.as_mut() {
+                *age += 1;
+            }
         } else if let Err(e) = self.key.generate_shadow_map(self.shadow_map_size, casters) {
             eprintln!("cloth-tuner: shadow map failed: {e}");
             self.key.clear_shadow_map();
+            self.shadow_drawn = None;
+        } else {
+            self.shadow_drawn = Some((source, 0));
         }
+    }
+
+    /// Drops the meshes and the shadow map, keeping the textures and materials, so the next
+    /// picture depends only on its own scene (three-d's meshes keep the bounds of every pose
+    /// they were given, and the shadow map is fitted to those bounds).
+    pub fn forget_scene(&mut self) {
+        self.body = None;
+        self.jacket = None;
+        self.ghost = None;
+        self.heat = None;
+        self.key.clear_shadow_map();
+        self.shadow_drawn = None;
     }
 
     /// The three-d context the renderer draws with.
@@ -736,6 +795,30 @@ impl Renderer {
         }
         self.wind.set(GMat4::IDENTITY, &wind);
     }
+}
+
+/// A hash of where the shadow casters (the drawn body and jacket) are: their positions in
+/// character space and the root that places them.
+fn caster_hash(root: GMat4, scene: &SceneData, overlays: &Overlays) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::hash::DefaultHasher::new();
+    let meshes = [
+        scene.body.filter(|_| overlays.body),
+        scene
+            .jacket
+            .filter(|_| overlays.jacket && !overlays.stretch_heat_map),
+    ];
+    for mesh in meshes.into_iter().flatten() {
+        h.write_usize(mesh.positions.len());
+        for p in mesh.positions {
+            h.write_u64(u64::from(p.x.to_bits()) << 32 | u64::from(p.y.to_bits()));
+            h.write_u32(p.z.to_bits());
+        }
+    }
+    for v in root.to_cols_array() {
+        h.write_u32(v.to_bits());
+    }
+    h.finish()
 }
 
 /// The camera for `viewport`, the point it follows and the character's frame (identity

@@ -47,7 +47,8 @@ pub enum Quality {
     Full,
     /// Three quarters of the resolution, scaled up; the same shadows.
     Balanced,
-    /// Half the resolution and a 512 x 512 shadow map: softer edges, blurrier shadows.
+    /// Half the resolution and a 512 x 512 shadow map redrawn every other frame: softer
+    /// edges, blurrier shadows.
     Fast,
 }
 
@@ -103,6 +104,16 @@ impl Quality {
             Quality::Automatic | Quality::Full => 1.0,
             Quality::Balanced => 0.75,
             Quality::Fast => 0.5,
+        }
+    }
+
+    /// While the character moves, its shadow map is redrawn every this many frames: every
+    /// frame but at Fast, where every other frame (the shadow may trail the character by a
+    /// frame) saves a pass over every vertex of the body and the jacket.
+    pub fn shadow_interval(self) -> u32 {
+        match self {
+            Quality::Fast => 2,
+            _ => 1,
         }
     }
 
