@@ -5,6 +5,7 @@
 
 pub mod camera;
 pub mod fabric;
+pub mod ground;
 pub mod headless;
 pub mod quality;
 
@@ -338,9 +339,15 @@ fn ball(c: GVec3, r: f32) -> GMat4 {
 pub struct Renderer {
     ctx: Context,
     ground: Gm<Mesh, PhysicalMaterial>,
+    /// The same floor with [`ground::FlatGroundMaterial`], drawn instead while `flat_ground`.
+    flat: Gm<Mesh, ground::FlatGroundMaterial>,
+    /// Draw the ground with its cheap diffuse look (View > Quality > Fast).
+    pub flat_ground: bool,
     body: Option<LiveMesh>,
     jacket: Option<LiveMesh>,
-    jacket_look: Option<FabricLook>,
+    /// The jacket's look and its material (made once per look: the fabric's texture is
+    /// drawn on the CPU).
+    jacket_look: Option<(FabricLook, PhysicalMaterial)>,
     /// The see-through jacket of an A/B comparison's ghost.
     ghost: Option<LiveMesh>,
     heat: Option<Gm<Mesh, three_d::ColorMaterial>>,
@@ -415,6 +422,16 @@ impl Renderer {
                 },
             ),
         );
+        let flat = Gm::new(
+            Mesh::new(ctx, &plane),
+            ground::FlatGroundMaterial {
+                texture: ground
+                    .material
+                    .albedo_texture
+                    .clone()
+                    .expect("the ground material was made with its texture"),
+            },
+        );
         let cyl = CpuMesh::cylinder(6);
         let sph = CpuMesh::sphere(10);
         let sph_fine = CpuMesh::sphere(16);
@@ -422,6 +439,8 @@ impl Renderer {
         Self {
             ctx: ctx.clone(),
             ground,
+            flat,
+            flat_ground: false,
             body: None,
             jacket: None,
             jacket_look: None,
@@ -522,7 +541,14 @@ impl Renderer {
         let (opaque, mut after): (Vec<&dyn Object>, Vec<&dyn Object>) = objects
             .into_iter()
             .partition(|o| o.material_type() != MaterialType::Transparent);
-        after.insert(0, &self.ground);
+        after.insert(
+            0,
+            if self.flat_ground {
+                &self.flat
+            } else {
+                &self.ground
+            },
+        );
         target
             .clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0))
             .render_partially(scissor, &cam, opaque, &lights)
@@ -590,11 +616,17 @@ impl Renderer {
             ),
             None => self.body = None,
         }
-        if self.jacket_look != Some(scene.look) {
-            self.jacket = None;
-            self.jacket_look = Some(scene.look);
-        }
         let look = scene.look;
+        let material = match &self.jacket_look {
+            Some((kept, material)) if *kept == look => material,
+            _ => {
+                self.jacket = None;
+                &self
+                    .jacket_look
+                    .insert((look, jacket_material(&ctx, look)))
+                    .1
+            }
+        };
         match scene
             .jacket
             .filter(|_| overlays.jacket && !overlays.stretch_heat_map)
@@ -603,7 +635,7 @@ impl Renderer {
                 &mut self.jacket,
                 &ctx,
                 &jacket,
-                || jacket_material(&ctx, look),
+                || material.clone(),
                 look.repeat(),
             ),
             None => self.jacket = None,
@@ -619,8 +651,9 @@ impl Renderer {
     fn place_ground(&mut self, followed: GVec3) {
         let step = |v: f32| (v / 10.0).round() * 10.0;
         let under = GVec3::new(step(followed.x), 0.0, step(followed.z));
-        self.ground
-            .set_transformation(m4(GMat4::from_translation(under)));
+        let at = m4(GMat4::from_translation(under));
+        self.ground.set_transformation(at);
+        self.flat.set_transformation(at);
     }
 
     /// The key light's shadow map from the body and jacket only (the ground would stretch

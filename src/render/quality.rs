@@ -47,8 +47,8 @@ pub enum Quality {
     Full,
     /// Three quarters of the resolution, scaled up; the same shadows.
     Balanced,
-    /// Half the resolution and a 512 x 512 shadow map redrawn every other frame: softer
-    /// edges, blurrier shadows.
+    /// Half the resolution, a 512 x 512 shadow map redrawn every other frame and a matte
+    /// ground lit without highlights: softer edges, blurrier shadows.
     Fast,
 }
 
@@ -115,6 +115,12 @@ impl Quality {
             Quality::Fast => 2,
             _ => 1,
         }
+    }
+
+    /// Whether the ground is drawn with its cheap diffuse look
+    /// ([`super::ground::FlatGroundMaterial`]): at Fast only.
+    pub fn flat_ground(self) -> bool {
+        self == Quality::Fast
     }
 
     /// Side of the shadow map, texels.
