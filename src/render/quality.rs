@@ -82,8 +82,8 @@ impl Quality {
                 "The 3D view drawn at 3/4 of its size and scaled up: slightly softer edges"
             }
             Quality::Fast => {
-                "Half the size and coarser shadows: soft edges and blurrier shadows, about \
-                 twice the frame rate on a software renderer"
+                "Half the size, coarser shadows redrawn every other frame and a matte ground: \
+                 soft edges and blurrier shadows, the fastest on a software renderer"
             }
         }
     }
@@ -224,5 +224,18 @@ mod tests {
         assert_eq!(Quality::Automatic.resolve(false), Quality::Full);
         assert_eq!(Quality::Balanced.resolve(true), Quality::Balanced);
         assert_eq!(Quality::Full.resolve(true).scale(), 1.0);
+    }
+
+    #[test]
+    fn only_fast_trades_the_shadows_timing_and_the_grounds_highlights_for_speed() {
+        // Full and Balanced keep the look of a headless picture: a shadow map every frame
+        // and the ground's physical material.
+        for q in [Quality::Full, Quality::Balanced] {
+            assert_eq!(q.shadow_interval(), 1, "{q:?}");
+            assert!(!q.flat_ground(), "{q:?}");
+        }
+        assert!(Quality::Fast.shadow_interval() > 1);
+        assert!(Quality::Fast.flat_ground());
+        assert_eq!(Quality::Automatic.resolve(true), Quality::Fast);
     }
 }
