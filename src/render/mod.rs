@@ -373,17 +373,42 @@ pub struct Renderer {
     /// every picture; View > Quality > Fast: 2). A picture whose shadow casters and root did
     /// not move since the map was drawn reuses it whatever this says.
     pub shadow_interval: u32,
-    /// What the key light's shadow map was drawn from ([`ShadowSource`]) and how many
-    /// pictures ago; `None`: no map.
-    shadow_drawn: Option<(ShadowSource, u32)>,
+    /// What the key light's shadow map was drawn from.
+    shadow_source: ShadowSource,
+    /// How many pictures ago the key light's shadow map was drawn; `None`: no map.
+    shadow_age: Option<u32>,
 }
 
-/// What a shadow map depends on: its size and where the casters' vertices were (a hash of
-/// their positions and of the root). Equal sources give the same map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a shadow map depends on: its size, the root and the casters' vertices (character
+/// space, body then jacket). Equal sources give the same map. Kept as a copy and compared
+/// exactly: a few hundred kilobytes, far cheaper than the pass it saves.
+#[derive(Default)]
 struct ShadowSource {
     size: u32,
-    casters: u64,
+    root: GMat4,
+    casters: Vec<GVec3>,
+}
+
+impl ShadowSource {
+    fn matches(&self, size: u32, root: GMat4, meshes: &[&[GVec3]]) -> bool {
+        let mut at = 0;
+        self.size == size
+            && self.root == root
+            && self.casters.len() == meshes.iter().map(|m| m.len()).sum::<usize>()
+            && meshes.iter().all(|m| {
+                at += m.len();
+                self.casters[at - m.len()..at] == **m
+            })
+    }
+
+    fn record(&mut self, size: u32, root: GMat4, meshes: &[&[GVec3]]) {
+        self.size = size;
+        self.root = root;
+        self.casters.clear();
+        for m in meshes {
+            self.casters.extend_from_slice(m);
+        }
+    }
 }
 
 impl Renderer {
@@ -473,7 +498,8 @@ impl Renderer {
             background: [0.30, 0.33, 0.36],
             shadow_map_size: 1024,
             shadow_interval: 1,
-            shadow_drawn: None,
+            shadow_source: ShadowSource::default(),
+            shadow_age: None,
         }
     }
 
@@ -668,28 +694,33 @@ impl Renderer {
             .collect();
         if !overlays.shadows || casters.is_empty() {
             self.key.clear_shadow_map();
-            self.shadow_drawn = None;
+            self.shadow_age = None;
             return;
         }
-        let source = ShadowSource {
-            size: self.shadow_map_size,
-            casters: caster_hash(root, scene, overlays),
-        };
-        let keep = match self.shadow_drawn {
-            Some((drawn, _)) if drawn == source => true,
-            Some((drawn, age)) => drawn.size == source.size && age + 1 < self.shadow_interval,
-            None => false,
-        };
+        let meshes: Vec<&[GVec3]> = [
+            scene.body.filter(|_| overlays.body),
+            scene
+                .jacket
+                .filter(|_| overlays.jacket && !overlays.stretch_heat_map),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|m| m.positions)
+        .collect();
+        let size = self.shadow_map_size;
+        let keep = self.shadow_age.is_some_and(|age| {
+            self.shadow_source.matches(size, root, &meshes)
+                || (self.shadow_source.size == size && age + 1 < self.shadow_interval)
+        });
         if keep {
-            if let Some((_, age)) = self.shadow_drawn.as_mut() {
-                *age += 1;
-            }
-        } else if let Err(e) = self.key.generate_shadow_map(self.shadow_map_size, casters) {
+            self.shadow_age = self.shadow_age.map(|age| age + 1);
+        } else if let Err(e) = self.key.generate_shadow_map(size, casters) {
             eprintln!("cloth-tuner: shadow map failed: {e}");
             self.key.clear_shadow_map();
-            self.shadow_drawn = None;
+            self.shadow_age = None;
         } else {
-            self.shadow_drawn = Some((source, 0));
+            self.shadow_source.record(size, root, &meshes);
+            self.shadow_age = Some(0);
         }
     }
 
@@ -702,7 +733,7 @@ impl Renderer {
         self.ghost = None;
         self.heat = None;
         self.key.clear_shadow_map();
-        self.shadow_drawn = None;
+        self.shadow_age = None;
     }
 
     /// The three-d context the renderer draws with.
@@ -828,30 +859,6 @@ impl Renderer {
         }
         self.wind.set(GMat4::IDENTITY, &wind);
     }
-}
-
-/// A hash of where the shadow casters (the drawn body and jacket) are: their positions in
-/// character space and the root that places them.
-fn caster_hash(root: GMat4, scene: &SceneData, overlays: &Overlays) -> u64 {
-    use std::hash::Hasher;
-    let mut h = std::hash::DefaultHasher::new();
-    let meshes = [
-        scene.body.filter(|_| overlays.body),
-        scene
-            .jacket
-            .filter(|_| overlays.jacket && !overlays.stretch_heat_map),
-    ];
-    for mesh in meshes.into_iter().flatten() {
-        h.write_usize(mesh.positions.len());
-        for p in mesh.positions {
-            h.write_u64(u64::from(p.x.to_bits()) << 32 | u64::from(p.y.to_bits()));
-            h.write_u32(p.z.to_bits());
-        }
-    }
-    for v in root.to_cols_array() {
-        h.write_u32(v.to_bits());
-    }
-    h.finish()
 }
 
 /// The camera for `viewport`, the point it follows and the character's frame (identity
