@@ -109,15 +109,37 @@ impl History {
         self.samples.back().map(|(_, s)| s)
     }
 
-    fn points(&self, m: &Metric) -> Vec<[f64; 2]> {
-        // Plot at most ~600 points per line: enough for a 10 s window at 60 Hz.
-        let stride = (self.samples.len() / 600).max(1);
-        self.samples
-            .iter()
-            .step_by(stride)
-            .map(|(t, s)| [*t, (m.read)(s)])
-            .filter(|p| p[1].is_finite())
-            .collect()
+    /// The line of one measurement for a plot `columns` pixels wide: the samples in
+    /// `columns / 2` runs, each drawn as its lowest and highest value in time order, so every
+    /// peak stays and the line has at most one point per pixel column (egui tessellates, and
+    /// a software rasteriser draws, every segment; more points would not show).
+    fn points(&self, m: &Metric, columns: usize) -> Vec<[f64; 2]> {
+        let runs = (columns / 2).max(1);
+        let per_run = self.samples.len().div_ceil(runs).max(1);
+        let mut out = Vec::with_capacity(2 * runs);
+        let mut run: Option<([f64; 2], [f64; 2])> = None;
+        for (i, (t, s)) in self.samples.iter().enumerate() {
+            let p = [*t, (m.read)(s)];
+            if p[1].is_finite() {
+                run = Some(match run {
+                    None => (p, p),
+                    Some((lo, hi)) => (
+                        if p[1] < lo[1] { p } else { lo },
+                        if p[1] > hi[1] { p } else { hi },
+                    ),
+                });
+            }
+            if (i + 1) % per_run == 0 || i + 1 == self.samples.len() {
+                if let Some((lo, hi)) = run.take() {
+                    let (a, b) = if lo[0] <= hi[0] { (lo, hi) } else { (hi, lo) };
+                    out.push(a);
+                    if b != a {
+                        out.push(b);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Draws one small plot per measurement, three per row; hovering shows values.
@@ -148,7 +170,8 @@ impl History {
                             Some(format!("t {:.2} s\n{:.4} {}", p.x, p.y, unit))
                         })
                         .show(ui, |plot_ui| {
-                            plot_ui.line(Line::new(m.name, PlotPoints::from(self.points(m))));
+                            let line = self.points(m, width as usize);
+                            plot_ui.line(Line::new(m.name, PlotPoints::from(line)));
                         });
                 });
                 if i % 3 == 2 {
@@ -174,5 +197,38 @@ mod tests {
         assert_eq!(h.len(), 1);
         h.push(f64::NAN, FrameStats::default());
         assert_eq!(h.len(), 1);
+    }
+
+    #[test]
+    fn a_plot_draws_at_most_a_point_per_pixel_column_and_keeps_every_peak() {
+        let mut h = History::default();
+        for i in 0..600 {
+            let hem_swing_m = match i {
+                137 => 0.9,
+                401 => -0.4,
+                _ => (i as f32 * 0.05).sin() * 0.1,
+            };
+            let stats = FrameStats {
+                hem_swing_m,
+                ..FrameStats::default()
+            };
+            h.push(i as f64 / 60.0, stats);
+        }
+        let hem = &METRICS[2];
+        assert_eq!(hem.name, "Hem swing");
+        let line = h.points(hem, 200);
+        assert!(line.len() <= 200 && line.len() >= 150, "{}", line.len());
+        let peak = line.iter().map(|p| p[1]).fold(f64::MIN, f64::max);
+        let dip = line.iter().map(|p| p[1]).fold(f64::MAX, f64::min);
+        assert!(
+            (peak - 0.9).abs() < 1e-6 && (dip + 0.4).abs() < 1e-6,
+            "{peak} {dip}"
+        );
+        assert!(line.windows(2).all(|w| w[0][0] < w[1][0]), "in time order");
+        assert_eq!(
+            h.points(hem, 2000).len(),
+            600,
+            "a wide plot shows every sample"
+        );
     }
 }

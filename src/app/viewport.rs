@@ -599,6 +599,8 @@ impl PaintJob {
                 panic!("test panic in drawing (CLOTH_TUNER_TEST_PANIC_IN_DRAW)");
             }
             r.shadow_map_size = self.quality.shadow_map_size();
+            r.shadow_interval = self.quality.shadow_interval();
+            r.flat_ground = self.quality.flat_ground();
             ScaledView::draw(
                 &mut scaled,
                 &ctx,

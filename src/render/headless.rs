@@ -124,7 +124,7 @@ impl HeadlessGl {
 
 /// Draws scenes into an offscreen colour + depth texture of one size.
 pub struct Offscreen {
-    ctx: three_d::Context,
+    renderer: Renderer,
     color: Texture2D,
     depth: DepthTexture2D,
     width: u32,
@@ -141,7 +141,7 @@ impl Offscreen {
         let (color, depth) =
             super::quality::picture_targets(ctx, width, height, Interpolation::Nearest);
         Ok(Self {
-            ctx: ctx.clone(),
+            renderer: Renderer::new(ctx),
             color,
             depth,
             width,
@@ -149,16 +149,18 @@ impl Offscreen {
         })
     }
 
-    /// Draws `scene` as seen by `camera` and reads the picture back. Each picture gets a
-    /// fresh [`Renderer`], so it depends only on this scene, not on the pictures before it
-    /// (a kept renderer fits the shadow map to every pose it has seen).
+    /// Draws `scene` as seen by `camera` and reads the picture back. The renderer forgets
+    /// the last scene's meshes and shadow map first, so the picture depends only on this
+    /// scene, not on the pictures before it (a kept mesh would fit the shadow map to every
+    /// pose it has seen); its textures and materials, made once, are kept.
     pub fn draw(&mut self, camera: &OrbitCamera, scene: &SceneData, overlays: &Overlays) -> Rgba {
         let (w, h) = (self.width, self.height);
         let target = RenderTarget::new(
             self.color.as_color_target(None),
             self.depth.as_depth_target(),
         );
-        Renderer::new(&self.ctx).draw(
+        self.renderer.forget_scene();
+        self.renderer.draw(
             &target,
             Viewport::new_at_origo(w, h),
             camera,

@@ -5,6 +5,7 @@
 
 pub mod camera;
 pub mod fabric;
+pub mod ground;
 pub mod headless;
 pub mod quality;
 
@@ -12,8 +13,8 @@ use glam::{Mat4 as GMat4, Quat, Vec3 as GVec3};
 use serde::{Deserialize, Serialize};
 use three_d::{
     AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, CpuTexture, Cull,
-    DirectionalLight, Gm, Indices, InstancedMesh, Instances, Light, Mesh, Object, PhysicalMaterial,
-    Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
+    DirectionalLight, Gm, Indices, InstancedMesh, Instances, Light, MaterialType, Mesh, Object,
+    PhysicalMaterial, Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
 };
 
 use crate::rig::Scene;
@@ -338,9 +339,15 @@ fn ball(c: GVec3, r: f32) -> GMat4 {
 pub struct Renderer {
     ctx: Context,
     ground: Gm<Mesh, PhysicalMaterial>,
+    /// The same floor with [`ground::FlatGroundMaterial`], drawn instead while `flat_ground`.
+    flat: Gm<Mesh, ground::FlatGroundMaterial>,
+    /// Draw the ground with its cheap diffuse look (View > Quality > Fast).
+    pub flat_ground: bool,
     body: Option<LiveMesh>,
     jacket: Option<LiveMesh>,
-    jacket_look: Option<FabricLook>,
+    /// The jacket's look and its material (made once per look: the fabric's texture is
+    /// drawn on the CPU).
+    jacket_look: Option<(FabricLook, PhysicalMaterial)>,
     /// The see-through jacket of an A/B comparison's ghost.
     ghost: Option<LiveMesh>,
     heat: Option<Gm<Mesh, three_d::ColorMaterial>>,
@@ -362,6 +369,46 @@ pub struct Renderer {
     pub background: [f32; 3],
     /// Side of the key light's shadow map, texels (1024 unless View > Quality says less).
     pub shadow_map_size: u32,
+    /// While the character moves, the shadow map is redrawn every this many pictures (1:
+    /// every picture; View > Quality > Fast: 2). A picture whose shadow casters and root did
+    /// not move since the map was drawn reuses it whatever this says.
+    pub shadow_interval: u32,
+    /// What the key light's shadow map was drawn from.
+    shadow_source: ShadowSource,
+    /// How many pictures ago the key light's shadow map was drawn; `None`: no map.
+    shadow_age: Option<u32>,
+}
+
+/// What a shadow map depends on: its size, the root and the casters' vertices (character
+/// space, body then jacket). Equal sources give the same map. Kept as a copy and compared
+/// exactly: a few hundred kilobytes, far cheaper than the pass it saves.
+#[derive(Default)]
+struct ShadowSource {
+    size: u32,
+    root: GMat4,
+    casters: Vec<GVec3>,
+}
+
+impl ShadowSource {
+    fn matches(&self, size: u32, root: GMat4, meshes: &[&[GVec3]]) -> bool {
+        let mut at = 0;
+        self.size == size
+            && self.root == root
+            && self.casters.len() == meshes.iter().map(|m| m.len()).sum::<usize>()
+            && meshes.iter().all(|m| {
+                at += m.len();
+                self.casters[at - m.len()..at] == **m
+            })
+    }
+
+    fn record(&mut self, size: u32, root: GMat4, meshes: &[&[GVec3]]) {
+        self.size = size;
+        self.root = root;
+        self.casters.clear();
+        for m in meshes {
+            self.casters.extend_from_slice(m);
+        }
+    }
 }
 
 impl Renderer {
@@ -400,6 +447,16 @@ impl Renderer {
                 },
             ),
         );
+        let flat = Gm::new(
+            Mesh::new(ctx, &plane),
+            ground::FlatGroundMaterial {
+                texture: ground
+                    .material
+                    .albedo_texture
+                    .clone()
+                    .expect("the ground material was made with its texture"),
+            },
+        );
         let cyl = CpuMesh::cylinder(6);
         let sph = CpuMesh::sphere(10);
         let sph_fine = CpuMesh::sphere(16);
@@ -407,6 +464,8 @@ impl Renderer {
         Self {
             ctx: ctx.clone(),
             ground,
+            flat,
+            flat_ground: false,
             body: None,
             jacket: None,
             jacket_look: None,
@@ -438,6 +497,9 @@ impl Renderer {
             ambient: AmbientLight::new(ctx, 0.35, srgba(210, 220, 235, 255)),
             background: [0.30, 0.33, 0.36],
             shadow_map_size: 1024,
+            shadow_interval: 1,
+            shadow_source: ShadowSource::default(),
+            shadow_age: None,
         }
     }
 
@@ -458,9 +520,9 @@ impl Renderer {
         self.update_meshes(root, scene, overlays);
         self.update_overlays(root, scene, overlays);
         self.place_ground(followed);
-        self.update_shadows(overlays);
+        self.update_shadows(root, scene, overlays);
 
-        let mut objects: Vec<&dyn Object> = vec![&self.ground];
+        let mut objects: Vec<&dyn Object> = Vec::new();
         for m in [&self.body, &self.jacket].into_iter().flatten() {
             objects.push(&m.gm);
         }
@@ -498,9 +560,25 @@ impl Renderer {
         let lights: [&dyn Light; 3] = [&self.key, &self.fill, &self.ambient];
         let scissor = ScissorBox::from(viewport);
         let [r, g, b] = self.background;
+        // The opaque character and overlays go first and the ground after them, so the
+        // ground's costly lit pixels behind the character fail the depth test before they are
+        // shaded (on a software rasteriser that is time; the picture is the same). See-through
+        // things still come last, over the ground.
+        let (opaque, mut after): (Vec<&dyn Object>, Vec<&dyn Object>) = objects
+            .into_iter()
+            .partition(|o| o.material_type() != MaterialType::Transparent);
+        after.insert(
+            0,
+            if self.flat_ground {
+                &self.flat
+            } else {
+                &self.ground
+            },
+        );
         target
             .clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0))
-            .render_partially(scissor, &cam, objects, &lights);
+            .render_partially(scissor, &cam, opaque, &lights)
+            .render_partially(scissor, &cam, after, &lights);
         if !top_objects.is_empty() {
             target
                 .clear_partially(scissor, ClearState::depth(1.0))
@@ -564,11 +642,17 @@ impl Renderer {
             ),
             None => self.body = None,
         }
-        if self.jacket_look != Some(scene.look) {
-            self.jacket = None;
-            self.jacket_look = Some(scene.look);
-        }
         let look = scene.look;
+        let material = match &self.jacket_look {
+            Some((kept, material)) if *kept == look => material,
+            _ => {
+                self.jacket = None;
+                &self
+                    .jacket_look
+                    .insert((look, jacket_material(&ctx, look)))
+                    .1
+            }
+        };
         match scene
             .jacket
             .filter(|_| overlays.jacket && !overlays.stretch_heat_map)
@@ -577,7 +661,7 @@ impl Renderer {
                 &mut self.jacket,
                 &ctx,
                 &jacket,
-                || jacket_material(&ctx, look),
+                || material.clone(),
                 look.repeat(),
             ),
             None => self.jacket = None,
@@ -593,13 +677,16 @@ impl Renderer {
     fn place_ground(&mut self, followed: GVec3) {
         let step = |v: f32| (v / 10.0).round() * 10.0;
         let under = GVec3::new(step(followed.x), 0.0, step(followed.z));
-        self.ground
-            .set_transformation(m4(GMat4::from_translation(under)));
+        let at = m4(GMat4::from_translation(under));
+        self.ground.set_transformation(at);
+        self.flat.set_transformation(at);
     }
 
     /// The key light's shadow map from the body and jacket only (the ground would stretch
-    /// it), or none.
-    fn update_shadows(&mut self, overlays: &Overlays) {
+    /// it), or none. Drawing it is a pass over every caster vertex, so a map drawn from the
+    /// same casters is kept, and while they move it is redrawn every `shadow_interval`
+    /// pictures.
+    fn update_shadows(&mut self, root: GMat4, scene: &SceneData, overlays: &Overlays) {
         let casters: Vec<&Mesh> = [&self.body, &self.jacket]
             .into_iter()
             .flatten()
@@ -607,10 +694,46 @@ impl Renderer {
             .collect();
         if !overlays.shadows || casters.is_empty() {
             self.key.clear_shadow_map();
-        } else if let Err(e) = self.key.generate_shadow_map(self.shadow_map_size, casters) {
+            self.shadow_age = None;
+            return;
+        }
+        let meshes: Vec<&[GVec3]> = [
+            scene.body.filter(|_| overlays.body),
+            scene
+                .jacket
+                .filter(|_| overlays.jacket && !overlays.stretch_heat_map),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|m| m.positions)
+        .collect();
+        let size = self.shadow_map_size;
+        let keep = self.shadow_age.is_some_and(|age| {
+            self.shadow_source.matches(size, root, &meshes)
+                || (self.shadow_source.size == size && age + 1 < self.shadow_interval)
+        });
+        if keep {
+            self.shadow_age = self.shadow_age.map(|age| age + 1);
+        } else if let Err(e) = self.key.generate_shadow_map(size, casters) {
             eprintln!("cloth-tuner: shadow map failed: {e}");
             self.key.clear_shadow_map();
+            self.shadow_age = None;
+        } else {
+            self.shadow_source.record(size, root, &meshes);
+            self.shadow_age = Some(0);
         }
+    }
+
+    /// Drops the meshes and the shadow map, keeping the textures and materials, so the next
+    /// picture depends only on its own scene (three-d's meshes keep the bounds of every pose
+    /// they were given, and the shadow map is fitted to those bounds).
+    pub fn forget_scene(&mut self) {
+        self.body = None;
+        self.jacket = None;
+        self.ghost = None;
+        self.heat = None;
+        self.key.clear_shadow_map();
+        self.shadow_age = None;
     }
 
     /// The three-d context the renderer draws with.

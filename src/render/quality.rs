@@ -47,7 +47,8 @@ pub enum Quality {
     Full,
     /// Three quarters of the resolution, scaled up; the same shadows.
     Balanced,
-    /// Half the resolution and a 512 x 512 shadow map: softer edges, blurrier shadows.
+    /// Half the resolution, a 512 x 512 shadow map redrawn every other frame and a matte
+    /// ground lit without highlights: softer edges, blurrier shadows.
     Fast,
 }
 
@@ -81,8 +82,8 @@ impl Quality {
                 "The 3D view drawn at 3/4 of its size and scaled up: slightly softer edges"
             }
             Quality::Fast => {
-                "Half the size and coarser shadows: soft edges and blurrier shadows, about \
-                 twice the frame rate on a software renderer"
+                "Half the size, coarser shadows redrawn every other frame and a matte ground: \
+                 soft edges and blurrier shadows, the fastest on a software renderer"
             }
         }
     }
@@ -104,6 +105,22 @@ impl Quality {
             Quality::Balanced => 0.75,
             Quality::Fast => 0.5,
         }
+    }
+
+    /// While the character moves, its shadow map is redrawn every this many frames: every
+    /// frame but at Fast, where every other frame (the shadow may trail the character by a
+    /// frame) saves a pass over every vertex of the body and the jacket.
+    pub fn shadow_interval(self) -> u32 {
+        match self {
+            Quality::Fast => 2,
+            _ => 1,
+        }
+    }
+
+    /// Whether the ground is drawn with its cheap diffuse look
+    /// ([`super::ground::FlatGroundMaterial`]): at Fast only.
+    pub fn flat_ground(self) -> bool {
+        self == Quality::Fast
     }
 
     /// Side of the shadow map, texels.
@@ -207,5 +224,18 @@ mod tests {
         assert_eq!(Quality::Automatic.resolve(false), Quality::Full);
         assert_eq!(Quality::Balanced.resolve(true), Quality::Balanced);
         assert_eq!(Quality::Full.resolve(true).scale(), 1.0);
+    }
+
+    #[test]
+    fn only_fast_trades_the_shadows_timing_and_the_grounds_highlights_for_speed() {
+        // Full and Balanced keep the look of a headless picture: a shadow map every frame
+        // and the ground's physical material.
+        for q in [Quality::Full, Quality::Balanced] {
+            assert_eq!(q.shadow_interval(), 1, "{q:?}");
+            assert!(!q.flat_ground(), "{q:?}");
+        }
+        assert!(Quality::Fast.shadow_interval() > 1);
+        assert!(Quality::Fast.flat_ground());
+        assert_eq!(Quality::Automatic.resolve(true), Quality::Fast);
     }
 }

@@ -28,6 +28,7 @@
 use glam::{Quat, Vec3};
 
 use super::bands::{Bands, PARALLEL_MIN_PARTICLES};
+use super::broad::{push_out_each, Broad};
 use super::collision::Collider;
 use super::hard_pass::{HardInput, HardPass};
 use super::painted::painted_or_curve;
@@ -178,6 +179,8 @@ pub struct Cloth {
     /// Each particle's share of the rest area: the mass the wind's force is divided by.
     wind_rest_share: Vec<f32>,
     wind_scratch: WindScratch,
+    /// Which colliders can reach which particles in this solver step.
+    broad: Broad,
     last_frame: Option<Frame>,
     /// The last step's reference points and colliders, to interpolate substeps from.
     last_reference: Vec<Vec3>,
@@ -287,6 +290,7 @@ impl Cloth {
             wind_accel: vec![Vec3::ZERO; n],
             wind_rest_share: rest_shares(&topo.rest, &topo.triangles),
             wind_scratch: WindScratch::new(n),
+            broad: Broad::new(n),
             last_frame: None,
             last_reference: vec![Vec3::ZERO; n],
             last_colliders: Vec::with_capacity(COLLIDER_CAPACITY),
@@ -671,6 +675,10 @@ impl Cloth {
         let p = self.params.clone();
         self.apply_world_motion(frame, &p);
         self.pin(reference);
+        if !colliders.is_empty() {
+            self.broad
+                .update(reference, &self.max_distance, colliders, p.collision_margin);
+        }
         // Gravity and wind arrive in world space; the cloth lives in character space.
         let to_local = frame.rotation.inverse();
         self.compute_wind(to_local, &p, dt);
@@ -686,8 +694,7 @@ impl Cloth {
         if self.exploded(reference) {
             return self.reset_exploded(reference, dt_time);
         }
-        let contacts = self.collide(colliders, reference, p.collision_margin);
-        self.clamp_to_max_distance(reference);
+        let contacts = self.collide(colliders, reference, p.collision_margin, true);
         if p.hard_constraints {
             let input = HardInput {
                 reference,
@@ -696,6 +703,7 @@ impl Cloth {
                 margin: p.collision_margin,
                 sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
                 cut: self.tears.cut(),
+                broad: Some(&self.broad),
             };
             self.before_hard.copy_from_slice(&self.pos);
             let (pos, contact, stats) = (&mut self.pos, &mut self.contact, &mut self.stats);
@@ -738,8 +746,14 @@ impl Cloth {
             self.stats.teleports += 1;
             return;
         }
-        let base = motion.fraction(p.world_motion_fraction);
-        let edge = motion.fraction(p.edge_world_motion_fraction);
+        // A character standing still moves nothing (carrying by the identity would only turn
+        // a -0 coordinate into +0).
+        let moving = |m: &Frame| *m != Frame::IDENTITY;
+        let base = motion.fraction(p.world_motion_fraction).filter(moving);
+        let edge = motion.fraction(p.edge_world_motion_fraction).filter(moving);
+        if base.is_none() && edge.is_none() {
+            return;
+        }
         for i in 0..self.pos.len() {
             if self.topo.pinned[i] {
                 continue;
@@ -801,27 +815,25 @@ impl Cloth {
     #[inline]
     fn integrate(&mut self, gravity: Vec3, p: &FabricParams, dt: f32) {
         let dt2 = dt * dt;
-        for i in 0..self.pos.len() {
-            if self.topo.pinned[i] {
+        let topo = &self.topo;
+        let particles = (self.pos.iter_mut().zip(&mut self.prev))
+            .zip(topo.pinned.iter().zip(&topo.edge))
+            .zip(self.contact.iter().zip(&self.wind_accel));
+        for (((x, prev), (&pinned, &edge)), (&contact, &wind)) in particles {
+            if pinned {
                 continue;
             }
-            let edge = self.topo.edge[i];
-            let damping = if self.contact[i] {
+            let damping = if contact {
                 p.contact_damping
             } else if edge {
                 p.edge_damping
             } else {
                 p.damping
             };
-            let wind = if edge {
-                self.wind_accel[i] * p.edge_wind_scale
-            } else {
-                self.wind_accel[i]
-            };
-            let x = self.pos[i];
-            let v = x - self.prev[i];
-            self.prev[i] = x;
-            self.pos[i] = x + v * (1.0 - damping) + (gravity + wind) * dt2;
+            let wind = if edge { wind * p.edge_wind_scale } else { wind };
+            let v = *x - *prev;
+            *prev = *x;
+            *x = *x + v * (1.0 - damping) + (gravity + wind) * dt2;
         }
         self.contact.fill(false);
     }
@@ -868,7 +880,7 @@ impl Cloth {
             // The last pass's contacts are the collision stage after the explosion check.
             if !colliders.is_empty() && pass + 1 < p.iterations {
                 unpad(&self.work, &mut self.pos);
-                self.collide(colliders, reference, p.collision_margin);
+                self.collide(colliders, reference, p.collision_margin, false);
                 pad(&self.pos, &mut self.work);
             }
         }
@@ -891,7 +903,8 @@ impl Cloth {
             .zip(reference)
             .zip(&self.max_distance)
             .any(|((x, r), &md)| {
-                !x.is_finite() || x.distance(*r) > (md * EXPLODE_FACTOR).max(EXPLODE_MIN_DISTANCE)
+                let limit = (md * EXPLODE_FACTOR).max(EXPLODE_MIN_DISTANCE);
+                !x.is_finite() || (!surely_within(*x, *r, limit) && x.distance(*r) > limit)
             })
     }
 
@@ -909,39 +922,36 @@ impl Cloth {
         }
     }
 
-    /// Every particle further than its max distance from its reference point goes onto that
-    /// sphere.
-    // Walks positions, reference points and max distances in step.
-    #[allow(clippy::needless_range_loop)]
-    #[inline]
-    fn clamp_to_max_distance(&mut self, reference: &[Vec3]) {
-        for i in 0..self.pos.len() {
-            self.pos[i] = clamp_to(self.pos[i], reference[i], self.max_distance[i]);
-        }
-    }
-
     /// Pushes every free particle out of every collider (deep ones toward their reference)
-    /// and marks the ones that touched; returns how many are marked this step.
-    // Walks positions, pins, references and contact flags in step.
+    /// and marks the ones that touched; with `clamp`, then puts every particle further than its
+    /// max distance from its reference point onto that sphere (both are each particle's own
+    /// business, so one walk does both). Returns how many particles are marked this step.
+    // Walks positions, pins, references, max distances and contact flags in step.
     #[allow(clippy::needless_range_loop)]
-    fn collide(&mut self, colliders: &[Collider], reference: &[Vec3], margin: f32) -> u32 {
+    fn collide(
+        &mut self,
+        colliders: &[Collider],
+        reference: &[Vec3],
+        margin: f32,
+        clamp: bool,
+    ) -> u32 {
+        let mut marked = 0;
         for i in 0..self.pos.len() {
-            if self.topo.pinned[i] {
-                continue;
-            }
             let mut x = self.pos[i];
-            let mut touched = false;
-            for c in colliders {
-                let y = c.push_out_toward(x, reference[i], margin);
-                if y != x {
-                    touched = true;
-                    x = y;
-                }
+            if !self.topo.pinned[i] && !colliders.is_empty() {
+                let candidates = self.broad.of(i, margin);
+                let (y, touched) =
+                    push_out_each(colliders, candidates, x, Some(reference[i]), margin);
+                x = y;
+                self.contact[i] |= touched;
+            }
+            if clamp {
+                x = clamp_to(x, reference[i], self.max_distance[i]);
             }
             self.pos[i] = x;
-            self.contact[i] |= touched;
+            marked += self.contact[i] as u32;
         }
-        self.contact.iter().map(|&c| c as u32).sum()
+        marked
     }
 }
 
@@ -957,6 +967,14 @@ fn column_reach(topo: &Topology, max_distance: &mut [f32]) {
             max_distance[i] = max_distance[i].min(max_distance[i + topo.cols]);
         }
     }
+}
+
+/// Whether `x` is closer than `radius` to `center` by its squared distance alone, with a
+/// millionth to spare: then `x.distance(center)` (the square root of the same squared
+/// distance, correctly rounded) is below `radius` too, and the callers skip the square root.
+#[inline(always)]
+pub(super) fn surely_within(x: Vec3, center: Vec3, radius: f32) -> bool {
+    x.distance_squared(center) < radius * radius * (1.0 - 1e-6)
 }
 
 /// `x` moved onto the sphere of `radius` around `center` when it is outside it.
@@ -1025,6 +1043,29 @@ fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn surely_within_never_says_so_of_a_point_whose_distance_reaches_the_radius() {
+        // Points on and around spheres of many sizes, a few float steps either side of the
+        // radius: wherever the squared distance says "within", the distance the callers would
+        // otherwise take is below the radius; and most points well inside are caught.
+        let (mut caught, mut inside) = (0, 0);
+        for k in 0..2000u32 {
+            let radius = 1e-3 * 1.37f32.powi((k % 40) as i32);
+            let center = Vec3::new(0.3, 1.1, -0.2) * (k % 7) as f32;
+            let t = k as f32 * 0.618;
+            let dir = Vec3::new(t.cos(), (t * 1.3).sin(), (t * 0.7).cos()).normalize();
+            let scale = 1.0 + ((k % 9) as f32 - 4.0) * 1e-7 - ((k % 5) as f32) * 0.1;
+            let x = center + dir * radius * scale;
+            let d = x.distance(center);
+            if surely_within(x, center, radius) {
+                assert!(d < radius, "{x} {center} {radius}: {d}");
+                caught += 1;
+            }
+            inside += (d < radius * 0.99) as u32;
+        }
+        assert!(caught >= inside, "{caught} of {inside}");
+    }
 
     fn proj(wa: f32, wb: f32) -> Proj {
         Proj {

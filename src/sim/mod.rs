@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 mod bands;
+mod broad;
 mod cloth;
 pub mod collision;
 mod fixed_step;

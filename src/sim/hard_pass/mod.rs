@@ -15,11 +15,12 @@ use glam::Vec3;
 
 pub use sphere::{clear_point_on_sphere, least_deep_point_on_sphere, swing_clear};
 
-use super::cloth::{clamp_to, excess, ClothStats};
+use super::broad::{Broad, Candidates};
+use super::cloth::{clamp_to, excess, surely_within, ClothStats};
 use super::tear::{CUT_RIGHT, CUT_UP};
 use super::topology::{ConstraintKind, Link, Topology};
 use super::{push_out_all, Collider};
-use sphere::{swing_within_reach, Rim};
+use sphere::{swing_clear_among, swing_within_reach, Rim, Swing};
 
 /// How deep (metres, past the collider's surface, margin not counted) the hard pass may leave a
 /// particle to keep its link at rest length and within its max distance, where no point is both
@@ -55,6 +56,9 @@ pub(crate) struct HardInput<'a> {
     /// the pass then does not hang it from; [`CUT_RIGHT`]: the one to its right, which the
     /// sideways limit then leaves alone). Empty: nothing torn.
     pub(crate) cut: &'a [u8],
+    /// This solver step's broad phase for `colliders` and `margin` (`None`: every particle is
+    /// tested against every collider).
+    pub(crate) broad: Option<&'a Broad>,
 }
 
 impl HardInput<'_> {
@@ -62,6 +66,16 @@ impl HardInput<'_> {
     #[inline]
     fn is_cut(&self, i: usize, bit: u8) -> bool {
         self.cut.get(i).is_some_and(|c| c & bit != 0)
+    }
+
+    /// Particle `i`'s swing out of the colliders, tested against only those that can reach it.
+    #[inline]
+    fn swing_clear(&self, i: usize, at: Swing, x: Vec3) -> (Vec3, bool) {
+        if self.colliders.is_empty() {
+            return (x, true);
+        }
+        let candidates = self.broad.map_or(Candidates::ALL, |b| b.of(i, self.margin));
+        swing_clear_among(self.colliders, candidates, self.margin, at, x)
     }
 }
 
@@ -215,8 +229,8 @@ impl HardPass {
             // A row is complete when the next link starts a lower one: with the deformation
             // limit on, hold its sideways links to the limit too before the row below is
             // placed from it.
-            let row = topo.row(b);
             if let Some(ratio) = input.sideways {
+                let row = topo.row(b);
                 if self
                     .links
                     .get(k + 1)
@@ -289,15 +303,13 @@ impl HardPass {
         if y.distance_squared(r) > md * md {
             y = swing_within_reach(top, rest, y, r, md);
         }
-        let (mut y, mut clear) = swing_clear(
-            input.colliders,
-            input.margin,
+        let at = Swing {
             top,
             rest,
-            y,
-            Some(r),
-            SIDEWAYS_COLLISION_PASSES,
-        );
+            anchor: Some(r),
+            passes: SIDEWAYS_COLLISION_PASSES,
+        };
+        let (mut y, mut clear) = input.swing_clear(i, at, y);
         if !clear {
             let was = pos[i].distance(other);
             if let Some(z) =
@@ -346,22 +358,41 @@ fn place(
     // Keep the particle out of the body while it stays at rest length: push it out, then swing
     // it back onto the sphere around its upper neighbour, so the column wraps around a leg
     // instead of passing through it.
-    let (swung, mut clear) = swing_clear(
-        input.colliders,
-        input.margin,
+    let at = Swing {
         top,
-        l.rest,
-        x,
-        Some(r),
-        HARD_COLLISION_PASSES,
-    );
-    x = swung;
+        rest: l.rest,
+        anchor: Some(r),
+        passes: HARD_COLLISION_PASSES,
+    };
+    let (swung, clear) = input.swing_clear(b, at, x);
+    // Clear and within reach: nearly every particle, nearly every step.
+    if clear && swung.distance_squared(r) <= md * md {
+        return Some(swung);
+    }
+    Some(rescue(at, swung, clear, b, input, contact, stats))
+}
+
+/// The rest of [`place`] for particle `b`, which the swing `at` left at `x`, inside a collider
+/// (not `clear`) or past its max distance: out of line, so the common case stays small.
+#[cold]
+#[inline(never)]
+fn rescue(
+    at: Swing,
+    mut x: Vec3,
+    mut clear: bool,
+    b: usize,
+    input: &HardInput,
+    contact: &mut bool,
+    stats: &mut ClothStats,
+) -> Vec3 {
+    let (top, rest) = (at.top, at.rest);
+    let (r, md) = (input.reference[b], input.max_distance[b]);
     // A swing out of the body can carry it past its max distance. Then the nearest point that
     // is both clear and within reach is where the collider's surface crosses the rim of the
     // reachable cap: walk the rim from the point nearest to it, so the particle slides along
     // both limits instead of jumping to wherever the wider search below lands.
     if clear && x.distance_squared(r) > md * md {
-        if let Some(y) = Rim::new(top, l.rest, x, r, md)
+        if let Some(y) = Rim::new(top, rest, x, r, md)
             .and_then(|rim| rim.clear_point(input.colliders, input.margin))
         {
             x = y;
@@ -373,8 +404,7 @@ fn place(
     // column further than a few swings reach), search the whole rest-length sphere for the
     // clear point nearest to where it was headed.
     if !clear {
-        if let Some(y) = clear_point_on_sphere(input.colliders, input.margin, top, l.rest, x, r, md)
-        {
+        if let Some(y) = clear_point_on_sphere(input.colliders, input.margin, top, rest, x, r, md) {
             x = y;
             clear = true;
         }
@@ -384,7 +414,7 @@ fn place(
     // Deeper than that, push it out after all (and count it): the particles below are then
     // placed from here, so only this link is off.
     if !clear {
-        let (y, depth) = least_deep_point_on_sphere(input.colliders, top, l.rest, x, r, md);
+        let (y, depth) = least_deep_point_on_sphere(input.colliders, top, rest, x, r, md);
         x = y;
         if depth <= HARD_TOLERATED_DEPTH {
             clear = true;
@@ -406,7 +436,7 @@ fn place(
             stats.post_hard_push_max = stats.post_hard_push_max.max(x.distance(swung));
         }
     }
-    Some(x)
+    x
 }
 
 /// The positions and contact flags, shared by the threads of a column-parallel hard pass,
@@ -428,6 +458,9 @@ unsafe impl Sync for Shared {}
 fn clamp_again(pos: &mut [Vec3], input: &HardInput, stats: &mut ClothStats) {
     let (reference, max_distance) = (input.reference, input.max_distance);
     for i in 0..pos.len() {
+        if surely_within(pos[i], reference[i], max_distance[i]) {
+            continue;
+        }
         let over = pos[i].distance(reference[i]) - max_distance[i];
         if over > 1e-5 {
             pos[i] = clamp_to(pos[i], reference[i], max_distance[i]);

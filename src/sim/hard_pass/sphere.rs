@@ -6,6 +6,7 @@
 
 use glam::Vec3;
 
+use crate::sim::broad::{push_out_each, Candidates};
 use crate::sim::Collider;
 
 /// Swings `x`, a point at distance `rest` from `top`, out of the colliders while keeping it at
@@ -21,18 +22,47 @@ pub fn swing_clear(
     margin: f32,
     top: Vec3,
     rest: f32,
-    mut x: Vec3,
+    x: Vec3,
     anchor: Option<Vec3>,
     passes: usize,
 ) -> (Vec3, bool) {
+    let at = Swing {
+        top,
+        rest,
+        anchor,
+        passes,
+    };
+    swing_clear_among(colliders, Candidates::ALL, margin, at, x)
+}
+
+/// Where and how [`swing_clear`] swings a point: around `top` at distance `rest`, deep points
+/// leaving toward `anchor`, at most `passes` rounds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Swing {
+    pub(crate) top: Vec3,
+    pub(crate) rest: f32,
+    pub(crate) anchor: Option<Vec3>,
+    pub(crate) passes: usize,
+}
+
+/// [`swing_clear`] testing only the colliders `candidates` names while the point stays where
+/// that holds (the same result: see [`crate::sim::broad`]).
+#[inline]
+pub(crate) fn swing_clear_among(
+    colliders: &[Collider],
+    candidates: Candidates,
+    margin: f32,
+    at: Swing,
+    mut x: Vec3,
+) -> (Vec3, bool) {
+    let Swing {
+        top,
+        rest,
+        anchor,
+        passes,
+    } = at;
     for _ in 0..passes {
-        let mut y = x;
-        for c in colliders {
-            y = match anchor {
-                Some(a) => c.push_out_toward(y, a, margin),
-                None => c.push_out(y, margin),
-            };
-        }
+        let (y, _) = push_out_each(colliders, candidates, x, anchor, margin);
         if y == x {
             return (x, true);
         }

@@ -262,6 +262,7 @@ fn columns_side_by_side_are_placed_exactly_as_one_after_another() {
         margin: 0.01,
         sideways: None,
         cut: &[],
+        broad: None,
     };
     let hard = HardPass::new(&topo);
     let run = |parallel: bool, threads: usize| {
