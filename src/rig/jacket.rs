@@ -219,6 +219,11 @@ pub struct RenderMesh {
     pub(super) binding: Vec<Binding>,
     /// The hood's vertices (empty without a hood), every one skinned rigidly to the hood bone.
     pub hood: std::ops::Range<usize>,
+    /// Per triangle corner: whether the triangle's winding faces the way of that vertex's
+    /// normal at rest (1), the other way (-1), or across it (0: the strips joining the outer
+    /// and inner shells at the hem and front edges, which would bend the shells' normals).
+    /// See [`JacketRig::skin_render`].
+    corner_sign: Vec<[i8; 3]>,
 }
 
 impl RenderMesh {
@@ -234,6 +239,52 @@ impl RenderMesh {
     /// Number of vertices.
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
+    }
+
+    /// Fills [`RenderMesh::corner_sign`] from the rest positions and normals.
+    fn orient_corners(&mut self) {
+        self.corner_sign = self
+            .indices
+            .chunks_exact(3)
+            .map(|t| {
+                let p = |k: usize| self.positions[t[k] as usize];
+                let face = (p(1) - p(0)).cross(p(2) - p(0)).normalize_or_zero();
+                std::array::from_fn(|k| {
+                    let c = face.dot(self.normals[t[k] as usize]);
+                    // Half a right angle or more off the normal: an edge strip, left out.
+                    if c > 0.5 {
+                        1
+                    } else if c < -0.5 {
+                        -1
+                    } else {
+                        0
+                    }
+                })
+            })
+            .collect();
+    }
+
+    /// Replaces the skinned normals `nrm` with the normals of the skinned surface `pos`: each
+    /// vertex's triangles' normals weighted by their area, turned the way its own normal
+    /// faces. The bones on the coarse simulation grid turn the rest normals in steps, which
+    /// shaded the coat in flat boards; the surface's own normals shade it as it bends.
+    /// Allocates nothing.
+    fn surface_normals(&self, pos: &[Vec3], nrm: &mut [Vec3]) {
+        // A trace of the skinned normal stays, for a vertex whose triangles add up to nothing
+        // (far below any triangle's weight: render triangles are about 1e-4 m²).
+        for n in nrm.iter_mut() {
+            *n *= 1e-9;
+        }
+        for (t, signs) in self.indices.chunks_exact(3).zip(&self.corner_sign) {
+            let (a, b, c) = (t[0] as usize, t[1] as usize, t[2] as usize);
+            let face = (pos[b] - pos[a]).cross(pos[c] - pos[a]);
+            for (&v, &sign) in [a, b, c].iter().zip(signs) {
+                nrm[v] += face * f32::from(sign);
+            }
+        }
+        for n in nrm.iter_mut() {
+            *n = n.normalize_or(Vec3::Y);
+        }
     }
 }
 
@@ -395,6 +446,7 @@ impl JacketRig {
         );
         rig.bone_inverse_rest = rest_bones.iter().map(|m| m.inverse()).collect();
         rig.render = build_render_mesh(&rig, &rings, &RestSkin::new(character, &model));
+        rig.render.orient_corners();
         rig.hood_points = hood_points(&rig);
         Ok(rig)
     }
@@ -555,7 +607,8 @@ impl JacketRig {
         frame.render_skin[nb..].copy_from_slice(&frame.driver_skin);
     }
 
-    /// Skins the render mesh with `frame.render_skin` into `pos` and `nrm` (resized once).
+    /// Skins the render mesh with `frame.render_skin` into `pos` and `nrm` (resized once); the
+    /// normals are the skinned surface's ([`RenderMesh::surface_normals`]).
     pub fn skin_render(&self, frame: &JacketFrame, pos: &mut Vec<Vec3>, nrm: &mut Vec<Vec3>) {
         let mesh = &self.render;
         pos.resize(mesh.positions.len(), Vec3::ZERO);
@@ -570,6 +623,7 @@ impl JacketRig {
             pos[i] = m.transform_point3(mesh.positions[i]);
             nrm[i] = m.transform_vector3(mesh.normals[i]).normalize_or_zero();
         }
+        mesh.surface_normals(pos, nrm);
     }
 
     /// The top row's binding: the chest, blended toward the side bone on the particle's side
@@ -785,8 +839,8 @@ pub(super) struct RestSkin {
 }
 
 /// How many of the nearest skin vertices [`RestSkin`] blends: enough to smooth over one
-/// vertex's odd weights or normal, few enough to stay local (about 2 cm on the built-in body).
-const SKIN_NEIGHBOURS: usize = 6;
+/// vertex's odd weights or normal, few enough to stay local (about 3 cm on the built-in body).
+const SKIN_NEIGHBOURS: usize = 16;
 
 impl RestSkin {
     /// The skin of `character` posed by `model` (its rest pose).
