@@ -8,6 +8,7 @@ mod jacket_checks;
 use std::sync::Arc;
 
 use cloth_tuner::preset::{Garment, Preset};
+use cloth_tuner::rig::skirt::{catmull_rom_loop, smooth_ring};
 use cloth_tuner::rig::{Character, Role, Scene};
 use glam::Vec3;
 
@@ -176,7 +177,7 @@ fn the_drawn_hem_is_a_smooth_curve_through_the_hem_particles() {
         for (c, p) in hem.iter().enumerate() {
             let d = scene.jacket().positions[(nv - 1) * nu + c * cps].distance(*p);
             assert!(
-                d <= layout.thickness,
+                d <= layout.thickness * 1.5 + 1e-5,
                 "step {step}: drawn hem {d} m off hem particle {c}"
             );
         }
@@ -190,8 +191,68 @@ fn the_drawn_hem_is_a_smooth_curve_through_the_hem_particles() {
             "step {step}: the sim hem turns {sim} degrees at most"
         );
         assert!(
-            curve < sim / 3.0,
+            curve < sim / 3.3,
             "step {step}: the drawn hem turns {curve} degrees, the sim's {sim}"
         );
     }
+}
+
+/// The closed curve `catmull_rom_loop` draws through `pts`, `per` points a segment.
+fn drawn_loop(pts: &[Vec3], per: usize) -> Vec<Vec3> {
+    (0..pts.len() * per)
+        .map(|i| catmull_rom_loop(pts, i as f32 / per as f32))
+        .collect()
+}
+
+#[test]
+fn two_hem_particles_bunched_together_draw_no_kink() {
+    // A stride can push two hem particles to within a few millimetres of each other beside
+    // 15 cm segments; a uniform Catmull-Rom spline overshoots past the pair there and kinks
+    // (47 degrees at one drawn vertex of this square; the centripetal one turns 30).
+    let square = [
+        Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(0.15, 0.0, 0.0),
+        Vec3::new(0.153, 0.0, 0.0),
+        Vec3::new(0.15, 0.0, 0.15),
+        Vec3::new(0.0, 0.0, 0.15),
+    ];
+    let drawn = drawn_loop(&square, 8);
+    for (k, p) in square.iter().enumerate() {
+        assert!(
+            drawn[k * 8].distance(*p) < 1e-5,
+            "the curve misses point {k}"
+        );
+    }
+    let turn = sharpest_turn_deg(&drawn);
+    println!("sharpest drawn turn {turn:.1} deg");
+    assert!(
+        turn < 90.0,
+        "the drawn loop turns {turn} degrees at one vertex"
+    );
+}
+
+#[test]
+fn smoothing_rounds_a_corner_and_stays_within_the_limit() {
+    // A hem with one corner pushed out 5 cm (a leg line's push on a stride).
+    let mut ring: Vec<Vec3> = (0..16)
+        .map(|k| {
+            let a = std::f32::consts::TAU * k as f32 / 16.0;
+            Vec3::new(a.cos(), 0.0, a.sin()) * 0.3
+        })
+        .collect();
+    ring[4] *= 1.17;
+    let mut out = Vec::new();
+    let limit = 0.004;
+    smooth_ring(&ring, limit, &mut out);
+    assert_eq!(out.len(), ring.len());
+    for (k, (a, b)) in ring.iter().zip(&out).enumerate() {
+        assert!(
+            a.distance(*b) <= limit + 1e-6,
+            "point {k} moved {} m, the limit is {limit}",
+            a.distance(*b)
+        );
+    }
+    let (before, after) = (sharpest_turn_deg(&ring), sharpest_turn_deg(&out));
+    println!("sharpest turn {before:.1} deg before smoothing, {after:.1} after");
+    assert!(after < before - 1.0, "{before} -> {after} degrees");
 }

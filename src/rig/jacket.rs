@@ -219,6 +219,11 @@ pub struct RenderMesh {
     pub(super) binding: Vec<Binding>,
     /// The hood's vertices (empty without a hood), every one skinned rigidly to the hood bone.
     pub hood: std::ops::Range<usize>,
+    /// Per triangle corner: whether the triangle's winding faces the way of that vertex's
+    /// normal at rest (1), the other way (-1), or across it (0: the strips joining the outer
+    /// and inner shells at the hem and front edges, which would bend the shells' normals).
+    /// See [`JacketRig::skin_render`].
+    corner_sign: Vec<[i8; 3]>,
 }
 
 impl RenderMesh {
@@ -234,6 +239,52 @@ impl RenderMesh {
     /// Number of vertices.
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
+    }
+
+    /// Fills [`RenderMesh::corner_sign`] from the rest positions and normals.
+    fn orient_corners(&mut self) {
+        self.corner_sign = self
+            .indices
+            .chunks_exact(3)
+            .map(|t| {
+                let p = |k: usize| self.positions[t[k] as usize];
+                let face = (p(1) - p(0)).cross(p(2) - p(0)).normalize_or_zero();
+                std::array::from_fn(|k| {
+                    let c = face.dot(self.normals[t[k] as usize]);
+                    // Half a right angle or more off the normal: an edge strip, left out.
+                    if c > 0.5 {
+                        1
+                    } else if c < -0.5 {
+                        -1
+                    } else {
+                        0
+                    }
+                })
+            })
+            .collect();
+    }
+
+    /// Replaces the skinned normals `nrm` with the normals of the skinned surface `pos`: each
+    /// vertex's triangles' normals weighted by their area, turned the way its own normal
+    /// faces. The bones on the coarse simulation grid turn the rest normals in steps, which
+    /// shaded the coat in flat boards; the surface's own normals shade it as it bends.
+    /// Allocates nothing.
+    fn surface_normals(&self, pos: &[Vec3], nrm: &mut [Vec3]) {
+        // A trace of the skinned normal stays, for a vertex whose triangles add up to nothing
+        // (far below any triangle's weight: render triangles are about 1e-4 m²).
+        for n in nrm.iter_mut() {
+            *n *= 1e-9;
+        }
+        for (t, signs) in self.indices.chunks_exact(3).zip(&self.corner_sign) {
+            let (a, b, c) = (t[0] as usize, t[1] as usize, t[2] as usize);
+            let face = (pos[b] - pos[a]).cross(pos[c] - pos[a]);
+            for (&v, &sign) in [a, b, c].iter().zip(signs) {
+                nrm[v] += face * f32::from(sign);
+            }
+        }
+        for n in nrm.iter_mut() {
+            *n = n.normalize_or(Vec3::Y);
+        }
     }
 }
 
@@ -394,7 +445,8 @@ impl JacketRig {
             &mut rest_bones,
         );
         rig.bone_inverse_rest = rest_bones.iter().map(|m| m.inverse()).collect();
-        rig.render = build_render_mesh(&rig, &rings);
+        rig.render = build_render_mesh(&rig, &rings, &RestSkin::new(character, &model));
+        rig.render.orient_corners();
         rig.hood_points = hood_points(&rig);
         Ok(rig)
     }
@@ -561,7 +613,8 @@ impl JacketRig {
         frame.render_skin[nb..].copy_from_slice(&frame.driver_skin);
     }
 
-    /// Skins the render mesh with `frame.render_skin` into `pos` and `nrm` (resized once).
+    /// Skins the render mesh with `frame.render_skin` into `pos` and `nrm` (resized once); the
+    /// normals are the skinned surface's ([`RenderMesh::surface_normals`]).
     pub fn skin_render(&self, frame: &JacketFrame, pos: &mut Vec<Vec3>, nrm: &mut Vec<Vec3>) {
         let mesh = &self.render;
         pos.resize(mesh.positions.len(), Vec3::ZERO);
@@ -576,6 +629,7 @@ impl JacketRig {
             pos[i] = m.transform_point3(mesh.positions[i]);
             nrm[i] = m.transform_vector3(mesh.normals[i]).normalize_or_zero();
         }
+        mesh.surface_normals(pos, nrm);
     }
 
     /// The top row's binding: the chest, blended toward the side bone on the particle's side
@@ -781,6 +835,80 @@ pub(super) fn skin_of(
         .collect()
 }
 
+/// The body's skin at rest with the bones each vertex follows: render-mesh parts that lie on
+/// the skin (the yoke over the shoulders) take the skinning of the skin under them, so the
+/// skin cannot move out from under them.
+pub(super) struct RestSkin {
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    joints: Vec<[u16; 4]>,
+    weights: Vec<[f32; 4]>,
+}
+
+/// How many of the nearest skin vertices [`RestSkin`] blends: enough to smooth over one
+/// vertex's odd weights or normal, few enough to stay local (about 3 cm on the built-in body).
+const SKIN_NEIGHBOURS: usize = 16;
+
+impl RestSkin {
+    /// The skin of `character` posed by `model` (its rest pose).
+    pub(super) fn new(character: &Character, model: &[Mat4]) -> Self {
+        let mut matrices = Vec::new();
+        character.skin_matrices(model, &mut matrices);
+        let (mut positions, mut normals) = (Vec::new(), Vec::new());
+        super::mesh::skin(&character.mesh, &matrices, &mut positions, &mut normals);
+        Self {
+            positions,
+            normals,
+            joints: character.mesh.joints.clone(),
+            weights: character.mesh.weights.clone(),
+        }
+    }
+
+    /// The skin vertices nearest `p`, nearest first.
+    fn nearest(&self, p: Vec3) -> impl Iterator<Item = usize> {
+        let mut nearest = [(f32::MAX, usize::MAX); SKIN_NEIGHBOURS];
+        for (v, q) in self.positions.iter().enumerate() {
+            let d = q.distance_squared(p);
+            if d < nearest[SKIN_NEIGHBOURS - 1].0 {
+                nearest[SKIN_NEIGHBOURS - 1] = (d, v);
+                nearest.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+        }
+        nearest
+            .into_iter()
+            .map(|n| n.1)
+            .filter(|&v| v != usize::MAX)
+    }
+
+    /// The skinning of the skin nearest `p` (its nearest vertices' weights, merged), as render
+    /// skin entries of `rig`.
+    fn binding_near(&self, rig: &JacketRig, p: Vec3) -> Binding {
+        let entries: Vec<(u16, f32)> = self
+            .nearest(p)
+            .flat_map(|v| self.joints[v].iter().zip(&self.weights[v]))
+            .map(|(&j, &w)| (driver(rig, j as usize), w))
+            .collect();
+        mix_bindings(&entries)
+    }
+
+    /// `p` moved out along the skin's normal until it is at least `gap` outside the skin
+    /// (the plane through its nearest vertices); unchanged when it already is.
+    fn outside(&self, p: Vec3, gap: f32) -> Vec3 {
+        let (mut centre, mut normal, mut n) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+        for v in self.nearest(p) {
+            centre += self.positions[v];
+            normal += self.normals[v];
+            n += 1.0;
+        }
+        let normal = normal.normalize_or_zero();
+        if n == 0.0 || normal == Vec3::ZERO {
+            return p;
+        }
+        let depth = (p - centre / n).dot(normal);
+        p + normal * (gap - depth).max(0.0)
+    }
+}
+
 /// The rest rings around the torso and the legs of `character` posed by `model` (its rest
 /// pose), none smaller than `floor` ([`fit_rings`]): the jacket's and the skirt's.
 pub(super) fn torso_rings(
@@ -931,7 +1059,7 @@ fn surface_normal(layout: &JacketLayout, rings: &[Ring], u: f32, v: f32) -> Vec3
 /// Builds the detailed jacket: a two-layer lower jacket (outer and inner shell joined at the
 /// hem and the front edges, so the fabric has thickness), patch pockets and lapels on the outer
 /// shell, a yoke over the shoulders up to a collar, sleeves, and the hood when hooded.
-fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
+fn build_render_mesh(rig: &JacketRig, rings: &[Ring], skin: &RestSkin) -> RenderMesh {
     let mut m = RenderMesh::default();
     add_shells(rig, rings, &mut m);
     match rig.garment {
@@ -943,12 +1071,12 @@ fn build_render_mesh(rig: &JacketRig, rings: &[Ring]) -> RenderMesh {
         Garment::Skirt => return m,
         Garment::Jacket | Garment::HoodedJacket => {}
     }
-    let yoke_top = add_yoke(rig, rings, &mut m);
+    let yoke_top = add_yoke(rig, rings, skin, &mut m);
     add_collar(rig, yoke_top, &mut m);
     for s in SIDES {
         let arm = Arm::new(rig, s);
-        add_sleeve(rig, &arm, &mut m);
-        add_armhole(rig, &arm, rings[0], &mut m);
+        add_sleeve(rig, &arm, skin, &mut m);
+        add_armhole(rig, &arm, rings[0], skin, &mut m);
     }
     if rig.hooded() {
         build_hood(rig, &mut m, driver(rig, rig.char_bones + 4));
@@ -1108,7 +1236,7 @@ fn join_shells(nu: usize, nv: usize, indices: &mut Vec<u32>) {
 /// The yoke: from the top row up over the shoulders to the collar line, skinned from the
 /// simulation's top row bones into the chest and the shoulder pads. Returns the index of its
 /// top row's first vertex.
-fn add_yoke(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) -> u32 {
+fn add_yoke(rig: &JacketRig, rings: &[Ring], skin: &RestSkin, m: &mut RenderMesh) -> u32 {
     let layout = &rig.layout;
     let (nu, _) = layout.render_grid();
     let half = layout.thickness * 0.5;
@@ -1133,11 +1261,20 @@ fn add_yoke(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) -> u32 {
             // Bulge outward over the shoulder, then in to the collar.
             let p = low.lerp(high, t)
                 + Vec3::new(s, 0.25, 0.0).normalize() * (0.03 * (PI * t).sin() * s.abs() * k);
+            // The straight line from the top row to the collar runs through the front and
+            // back of the arm's root, which the sleeve covers only while the arm hangs: keep
+            // the yoke outside the skin there (the sleeve's cap keeps outside the yoke). The
+            // top row stays as the shell has it.
+            let p = if j == 0 {
+                p
+            } else {
+                skin.outside(p, layout.clearance * 0.5)
+            };
             m.push_vertex(
                 p,
                 Vec3::new(s, 0.6 * t + 0.1, a.cos()).normalize(),
                 [u / (layout.cols - 1) as f32 * 4.0, -t * 0.5],
-                yoke_binding(rig, u, s, t),
+                yoke_binding(rig, skin, p, u, t),
             );
         }
     }
@@ -1151,26 +1288,23 @@ fn add_yoke(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) -> u32 {
     yoke_start + (yoke_rows * nu) as u32
 }
 
-/// Skinning of a yoke vertex at column `u`, `s` the sine of its angle around the body, `t` the
-/// way up from the top row (0) to the collar line (1): the top row's binding fading out over
-/// the lower half, the chest in front and behind, the shoulder pad at the sides.
-fn yoke_binding(rig: &JacketRig, u: f32, s: f32, t: f32) -> Binding {
-    let side = if s >= 0.0 { 0 } else { 1 };
-    let w_side = smoothstep(0.4, 0.9, s.abs());
+/// Skinning of a yoke vertex at `p`, column `u`, `t` the way up from the top row (0) to the
+/// collar line (1): the top row's binding fading out over the lower half, then the skin's
+/// under it. Over the shoulders the skin follows the collar bone and the upper arm only in
+/// part; a yoke that followed the shoulder pad (the whole upper arm's swing) left the front of
+/// the shoulder bare when the arm swung back.
+fn yoke_binding(rig: &JacketRig, skin: &RestSkin, p: Vec3, u: f32, t: f32) -> Binding {
     let w_low = (1.0 - t * 2.0).max(0.0);
-    let w_up = 1.0 - w_low;
-    let mut binding = lower_binding(rig, u, 0.0);
-    for e in binding.iter_mut() {
-        e.1 *= w_low;
-    }
-    // Replace the two weakest entries with the chest and the shoulder pad.
-    binding[2] = (driver(rig, rig.bones.chest), w_up * (1.0 - w_side));
-    binding[3] = (driver(rig, rig.char_bones + side), w_up * w_side);
-    let sum: f32 = binding.iter().map(|e| e.1).sum();
-    for e in binding.iter_mut() {
-        e.1 /= sum.max(1e-6);
-    }
-    binding
+    let mut entries: Vec<(u16, f32)> = lower_binding(rig, u, 0.0)
+        .iter()
+        .map(|&(d, w)| (d, w * w_low))
+        .collect();
+    entries.extend(
+        skin.binding_near(rig, p)
+            .iter()
+            .map(|&(d, w)| (d, w * (1.0 - w_low))),
+    );
+    mix_bindings(&entries)
 }
 
 /// The collar: a short upright band on the yoke's top edge (its first vertex `yoke_top`),
@@ -1286,7 +1420,7 @@ impl Arm {
 }
 
 /// A sleeve: a tube from the shoulder to the wrist, skinned along the arm chain.
-fn add_sleeve(rig: &JacketRig, arm: &Arm, m: &mut RenderMesh) {
+fn add_sleeve(rig: &JacketRig, arm: &Arm, skin: &RestSkin, m: &mut RenderMesh) {
     let (start, end, axis) = (arm.start, arm.end, arm.axis);
     let k = rig.layout.body_scale;
     let (rings_n, around) = (24, SLEEVE_AROUND);
@@ -1300,11 +1434,15 @@ fn add_sleeve(rig: &JacketRig, arm: &Arm, m: &mut RenderMesh) {
         let elbow = (-((t * 0.93 - 0.5) / 0.08).powi(2)).exp();
         let radius = (0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow) * k;
         let binding = arm.binding(rig, t * 0.93, (1.0 - t * 8.0).max(0.0));
+        // The cap stays outside the yoke, which keeps half the clearance off the skin
+        // (see `add_yoke`).
+        let cap = (1.0 - t * 6.0).max(0.0);
         for i in 0..around {
             let phi = TAU * i as f32 / around as f32;
             let n = arm.around(phi);
+            let p = centre + n * radius;
             m.push_vertex(
-                centre + n * radius,
+                p.lerp(skin.outside(p, rig.layout.clearance * 0.75), cap),
                 n,
                 [i as f32 / around as f32 * 2.0, t * 3.0],
                 binding,
@@ -1325,7 +1463,7 @@ fn add_sleeve(rig: &JacketRig, arm: &Arm, m: &mut RenderMesh) {
 /// sleeve there). At rest it hides under the yoke and the sleeve; when the arm swings or rises
 /// it stretches across the armpit, so the body never shows between the sleeve and the jacket.
 /// `top` is the jacket's top row.
-fn add_armhole(rig: &JacketRig, arm: &Arm, top: Ring, m: &mut RenderMesh) {
+fn add_armhole(rig: &JacketRig, arm: &Arm, top: Ring, skin: &RestSkin, m: &mut RenderMesh) {
     let (s, start, end, axis) = (arm.side, arm.start, arm.end, arm.axis);
     let around = SLEEVE_AROUND;
     let sign = if s == 0 { 1.0 } else { -1.0 };
@@ -1352,18 +1490,16 @@ fn add_armhole(rig: &JacketRig, arm: &Arm, top: Ring, m: &mut RenderMesh) {
             // Bulge a little outward mid-way, like a sleeve cap.
             let p = inner.lerp(outer, f) + n * (0.012 * (PI * f).sin() * k);
             let normal = (Vec3::new(sign * 0.3, flat.y, flat.z).lerp(n, f)).normalize_or(n);
-            // Over the shoulder the pad, under the arm the side bone, front and back the
-            // chest.
-            let over = smoothstep(0.2, 0.9, flat.y);
+            // Under the arm the side bone (as the jacket's top row there), elsewhere the skin
+            // under the loop, which the yoke over it follows too.
             let under = smoothstep(0.2, 0.9, -flat.y);
-            let inner_binding: Binding = [
-                (driver(rig, rig.char_bones + 2 + s), under),
-                (driver(rig, rig.char_bones + s), over),
-                (driver(rig, rig.bones.chest), 1.0 - over - under),
-                (0, 0.0),
-            ];
-            let mut w = Vec::with_capacity(8);
-            w.extend(inner_binding.iter().map(|&(d, x)| (d, x * (1.0 - f))));
+            let mut w = Vec::with_capacity(9);
+            w.push((driver(rig, rig.char_bones + 2 + s), under * (1.0 - f)));
+            w.extend(
+                skin.binding_near(rig, inner)
+                    .iter()
+                    .map(|&(d, x)| (d, x * (1.0 - under) * (1.0 - f))),
+            );
             w.extend(outer_binding.iter().map(|&(d, x)| (d, x * f)));
             m.push_vertex(
                 p,

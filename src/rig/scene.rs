@@ -105,6 +105,8 @@ pub struct Scene {
     frame: JacketFrame,
     jacket_pos: Vec<Vec3>,
     jacket_nrm: Vec<Vec3>,
+    /// The skirt's hem smoothed for drawing (scratch, sized once).
+    hem_ring: Vec<Vec3>,
     references: Vec<Vec3>,
     prev_offsets: Vec<Vec3>,
     colliders: Vec<Collider>,
@@ -217,6 +219,7 @@ impl Scene {
             frame,
             jacket_pos: Vec::new(),
             jacket_nrm: Vec::new(),
+            hem_ring: Vec::new(),
             references: vec![Vec3::ZERO; n],
             prev_offsets: vec![Vec3::ZERO; n],
             colliders: Vec::new(),
@@ -445,6 +448,7 @@ impl Scene {
                 l.render_grid(),
                 (l.render_cols_per_sim, l.render_rows_per_sim),
                 l.thickness,
+                &mut self.hem_ring,
                 &mut self.jacket_pos,
                 &self.jacket_nrm,
             );

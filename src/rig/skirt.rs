@@ -57,8 +57,8 @@ impl JacketLayout {
             hem_height: knee + HEM_ABOVE_KNEES * k,
             front_gap_deg: 0.0,
             clearance: 0.015 * k,
-            // Eight render columns a grid column: the spline hem turns under 3 degrees a
-            // segment ([`smooth_hem`]).
+            // Eight render columns a grid column: on a round hem the spline turns under 3
+            // degrees a segment ([`smooth_hem`]).
             render_cols_per_sim: 8,
             render_rows_per_sim: 4,
             thickness: 0.004 * k,
@@ -413,38 +413,89 @@ fn on_both_spheres(p: Vec3, a: (Vec3, f32), b: (Vec3, f32)) -> Option<Vec3> {
     Some(centre + w * h * 0.9999)
 }
 
-/// A point on the closed uniform Catmull-Rom spline through `loop_pts` (the last joined back
-/// to the first) at parameter `u` (point `k` at `u = k`): through every point, with a
-/// tangent continuous between them.
+/// A point on the closed centripetal Catmull-Rom spline through `loop_pts` (the last joined
+/// back to the first) at parameter `u` (point `k` at `u = k`): through every point, with a
+/// tangent continuous between them. Centripetal (knots spaced by the square root of the
+/// distance between points): where a stride bunches two hem particles together beside a
+/// long segment, the uniform spline overshoots into a kink or a loop, this one does not.
 pub fn catmull_rom_loop(loop_pts: &[Vec3], u: f32) -> Vec3 {
     let n = loop_pts.len() as i64;
     let k = u.floor();
-    let t = u - k;
+    let s = u - k;
     let at = |d: i64| loop_pts[(k as i64 + d).rem_euclid(n) as usize];
     let (p0, p1, p2, p3) = (at(-1), at(0), at(1), at(2));
-    let (t2, t3) = (t * t, t * t * t);
-    ((p1 * 2.0)
-        + (p2 - p0) * t
-        + (p0 * 2.0 - p1 * 5.0 + p2 * 4.0 - p3) * t2
-        + (p1 * 3.0 - p0 - p2 * 3.0 + p3) * t3)
-        * 0.5
+    // Knot steps; a floor keeps coincident points from dividing by zero.
+    let step = |a: Vec3, b: Vec3| a.distance(b).sqrt().max(1e-4);
+    let t1 = step(p0, p1);
+    let t2 = t1 + step(p1, p2);
+    let t3 = t2 + step(p2, p3);
+    let t = t1 + (t2 - t1) * s;
+    // Barry and Goldman's pyramid: lerps between the points at the knots, then between those.
+    let mix = |a: Vec3, b: Vec3, ta: f32, tb: f32| a + (b - a) * ((t - ta) / (tb - ta));
+    let a1 = mix(p0, p1, 0.0, t1);
+    let a2 = mix(p1, p2, t1, t2);
+    let a3 = mix(p2, p3, t2, t3);
+    let b1 = mix(a1, a2, 0.0, t2);
+    let b2 = mix(a2, a3, t1, t3);
+    mix(b1, b2, t1, t2)
+}
+
+/// Laplacian passes over the hem ring before the spline: a simulated hem of 16 particles
+/// turns up to 60-100 degrees at a particle on a stride, which a spline through the
+/// particles only spreads over a few drawn segments. Three passes round such a corner over
+/// its neighbours too.
+const HEM_SMOOTHING_PASSES: usize = 3;
+
+/// The share of the way to its neighbours' midpoint a hem point moves in one pass (0.5: the
+/// plain Laplacian step that does not overshoot).
+const HEM_SMOOTHING_STEP: f32 = 0.5;
+
+/// `ring` (the hem particles, a closed loop) smoothed for drawing into `out` (resized once):
+/// [`HEM_SMOOTHING_PASSES`] Laplacian passes, each point kept within `limit` of its particle
+/// so the drawn hem stays on the simulated one (the skirt keeps it within the fabric's
+/// thickness: a hem drawn further off would leave the particles the leg lines and the
+/// collisions placed).
+pub fn smooth_ring(ring: &[Vec3], limit: f32, out: &mut Vec<Vec3>) {
+    out.clear();
+    out.extend_from_slice(ring);
+    let n = ring.len();
+    if n < 3 {
+        return;
+    }
+    for _ in 0..HEM_SMOOTHING_PASSES {
+        // In place, keeping the point before this one as it was before the pass (a Jacobi
+        // pass: the result does not depend on where around the loop it starts).
+        let first = out[0];
+        let mut before = out[n - 1];
+        for k in 0..n {
+            let here = out[k];
+            let after = if k + 1 < n { out[k + 1] } else { first };
+            let moved = here.lerp((before + after) * 0.5, HEM_SMOOTHING_STEP);
+            let off = moved - ring[k];
+            out[k] = ring[k] + off.clamp_length_max(limit);
+            before = here;
+        }
+    }
 }
 
 /// Seed 004's smooth hem: the drawn skirt's hem (render row `nv - 1` of both shells, `nu`
 /// vertices around each) follows the Catmull-Rom spline through the hem particles
-/// (`hem`, one row of the grid; its last is the welded seam, the same as its first), half the
-/// fabric's `thickness` outside and inside it; the render rows of the last simulation row
-/// above it (`rows_per_sim` of them) take a share of the same move that grows toward the hem,
-/// so the skinned sheet bends into it. `cols_per_sim` render columns span a grid column.
+/// (`hem`, one row of the grid; its last is the welded seam, the same as its first) smoothed
+/// by [`smooth_ring`] within the fabric's `thickness` of them (into `ring`, a buffer kept
+/// between frames), half the `thickness` outside and inside it; the render rows of the last
+/// simulation row above it (`rows_per_sim` of them) take a share of the same move that grows
+/// toward the hem, so the skinned sheet bends into it. `cols_per_sim` render columns span a
+/// grid column.
 pub(super) fn smooth_hem(
     hem: &[Vec3],
     (nu, nv): (usize, usize),
     (cols_per_sim, rows_per_sim): (usize, usize),
     thickness: f32,
+    ring: &mut Vec<Vec3>,
     pos: &mut [Vec3],
     nrm: &[Vec3],
 ) {
-    let ring = &hem[..hem.len() - 1];
+    smooth_ring(&hem[..hem.len() - 1], thickness, ring);
     let half = thickness * 0.5;
     for shell in 0..2 {
         let base = shell * nu * nv;
