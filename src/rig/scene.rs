@@ -19,6 +19,9 @@ use crate::sim::{
     FabricParams, FoldError, FoldLine, Frame, StepInput, Topology, WorldMotion,
 };
 
+/// The farthest apart two neighbouring reference points in a row may be, x their link's rest
+/// length ([`Scene::carry_row_neighbours`]).
+const REFERENCE_SPAN: f32 = 1.5;
 /// Rounds of pushing a reference point out of the body and swinging it back onto the sphere
 /// around the reference above before the wider search (see [`swing_clear`]).
 const REFERENCE_SWINGS: usize = 6;
@@ -109,6 +112,8 @@ pub struct Scene {
     hem_ring: Vec<Vec3>,
     references: Vec<Vec3>,
     prev_offsets: Vec<Vec3>,
+    /// How far this step's leg push moved each reference point (scratch, sized with them).
+    leg_push: Vec<f32>,
     colliders: Vec<Collider>,
     /// The character's ellipsoids that collide, the torso's first, then the legs'.
     body_ellipsoids: Vec<usize>,
@@ -222,6 +227,7 @@ impl Scene {
             hem_ring: Vec::new(),
             references: vec![Vec3::ZERO; n],
             prev_offsets: vec![Vec3::ZERO; n],
+            leg_push: vec![0.0; n],
             colliders: Vec::new(),
             body_ellipsoids,
             torso_colliders,
@@ -320,6 +326,7 @@ impl Scene {
                 self.rebuild_cloth(topology);
                 self.references = vec![Vec3::ZERO; rig.topology.len()];
                 self.prev_offsets = vec![Vec3::ZERO; rig.topology.len()];
+                self.leg_push = vec![0.0; rig.topology.len()];
                 self.vertical = links_of(&rig, ConstraintKind::StretchVertical);
                 self.horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
                 self.vertical_rest = vertical_rest(rig.topology.len(), &self.vertical);
@@ -710,14 +717,20 @@ impl Scene {
             pelvis.y_axis.truncate().normalize_or(Vec3::Y),
         );
         let forward = pelvis.z_axis.truncate().normalize_or(Vec3::Z);
-        for (r, _) in self.references.iter_mut().zip(pinned).filter(|(_, &p)| !p) {
+        let refs = self.references.iter_mut().zip(&mut self.leg_push);
+        for ((r, push), _) in refs.zip(pinned).filter(|(_, &p)| !p) {
             let d = *r - centre;
             let out = (d - up * d.dot(up)).normalize_or(forward);
             let t = legs
                 .iter()
                 .filter_map(|c| c.exit_along(*r, out, margin))
                 .fold(0.0, f32::max);
-            *r = push_out_all(body, *r + out * t, None, margin, 4);
+            let pushed = push_out_all(body, *r + out * t, None, margin, 4);
+            *push = pushed.distance(*r);
+            *r = pushed;
+        }
+        if !veil {
+            self.carry_row_neighbours(margin);
         }
         // The skirt's lower rows keep their references out of the leg lines too, so the max
         // distance sphere is centred where the leg lines let the cloth be.
@@ -734,6 +747,8 @@ impl Scene {
         // out and back onto the shell a few times (so it slides round a leg as the leg moves),
         // then, where that does not clear it, the search over the whole shell.
         let md = self.cloth.max_distances();
+        let pinned = &self.rig.topology.pinned;
+        let body = &self.colliders[..self.body_colliders()];
         for &(a, b, rest) in &self.vertical {
             let (a, b) = (a as usize, b as usize);
             if pinned[b] {
@@ -759,6 +774,40 @@ impl Scene {
             point: Vec3::ZERO,
             normal: Vec3::Y,
         });
+    }
+
+    /// Keeps neighbouring reference points in a row within [`REFERENCE_SPAN`] x their rest
+    /// length: where a leg pushed one far out (a thigh kicked into the hem) and not its
+    /// neighbour, the neighbour comes along toward it, and that one's neighbour in turn, so
+    /// the row's max-distance spheres stay close enough for its links to keep their length
+    /// (a thigh's width between two spheres held the links between them at several times
+    /// their rest length in a dodge). The point pushed less moves; a moved point is pushed
+    /// out of the body again.
+    fn carry_row_neighbours(&mut self, margin: f32) {
+        let pinned = &self.rig.topology.pinned;
+        let body = &self.colliders[..self.body_colliders()];
+        let forward = self.horizontal.iter();
+        for &(a, b, rest) in forward.clone().chain(forward.rev()) {
+            let (a, b) = (a as usize, b as usize);
+            if pinned[a] || pinned[b] {
+                continue;
+            }
+            let (ra, rb) = (self.references[a], self.references[b]);
+            let gap = ra.distance(rb);
+            let span = REFERENCE_SPAN * rest;
+            if gap <= span {
+                continue;
+            }
+            let (from, to) = if self.leg_push[a] >= self.leg_push[b] {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let (rf, rt) = (self.references[from], self.references[to]);
+            let carried = rf + (rt - rf) * (span / gap);
+            self.references[to] = push_out_all(body, carried, None, margin, 4);
+            self.leg_push[to] = self.leg_push[from];
+        }
     }
 
     /// How many of this step's colliders are the body's (the rest: the ground).
