@@ -534,7 +534,8 @@ impl JacketRig {
             frame.upper.shoulder[s] =
                 Mat4::from_rotation_translation((turn * follow).normalize(), origin);
             // Only the pad's lift reaches the side bone: sliding it forward or back with the
-            // arm would stretch the top row between the side and the chest-bound front.
+            // arm would stretch the pinned top row between the sides (up to half again its
+            // rest length on a run).
             let carried =
                 chest_delta.transform_point3(self.rest_drivers[n + 2 + s].w_axis.truncate());
             let up = chest_turn * Vec3::Y;
@@ -632,8 +633,11 @@ impl JacketRig {
         mesh.surface_normals(pos, nrm);
     }
 
-    /// The top row's binding: the chest, blended toward the side bone on the particle's side
-    /// the further out under the arm it sits.
+    /// The top row's binding: the two side bones, weighted linearly by how far across the
+    /// body the particle sits (half each at the middle, all of one at its side bone). Each
+    /// side bone is the chest moved along the chest's up axis by its pad's lift
+    /// ([`JacketRig::pose`]), so the row follows the chest and one raised arm tilts it evenly
+    /// instead of stretching the two or three links where a steeper blend would change.
     fn top_binding(&self, p: Vec3) -> Binding {
         let side = if p.x >= 0.0 { 0 } else { 1 };
         let side_driver = self.char_bones + 2 + side;

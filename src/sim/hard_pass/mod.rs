@@ -282,9 +282,8 @@ impl HardPass {
     /// (so its column keeps its rest length), then swung on that sphere back within its max
     /// distance and out of the colliders; where swinging does not clear it, the clear point
     /// on the sphere nearest to where it was headed, if that still brings it nearer to `other`
-    /// (the link's other end). Every correction moves continuously with the positions (a
-    /// choice between "all of the way" and "half of it" would not), so a small difference
-    /// stays small. Returns whether it moved; where nothing clears it, it stays where it was.
+    /// (the link's other end). Returns whether it moved; where nothing clears it, it stays
+    /// where it was.
     fn move_end(
         &self,
         i: usize,
