@@ -1,5 +1,6 @@
-//! The relaxation pass's inner loop: links in visiting order, grouped so that links sharing no
-//! particle are projected side by side, and the kernels that project them: plain Rust (every
+//! The relaxation pass's inner loop: links in visiting order (walked by level, the same result
+//! in fewer, overlapping groups), grouped so that links sharing no particle are projected side
+//! by side, and the kernels that project them: plain Rust (every
 //! platform), SSE2 four links at a time (every x86-64 CPU) and AVX2 eight at a time (chosen at
 //! run time where the CPU has it).
 //!
