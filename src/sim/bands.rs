@@ -56,7 +56,7 @@ impl Bands {
                 continue;
             };
             let rebase = |v: Vec<Proj>| {
-                LinkList::new(
+                LinkList::levelled(
                     v.into_iter()
                         .map(|l| Proj {
                             a: l.a - start,

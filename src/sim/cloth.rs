@@ -249,7 +249,7 @@ impl Cloth {
             SolveOrder::Banded => Bands::new(topo.cols, topo.rows, &stretch, &shear_bend),
             _ => None,
         };
-        let (stretch, shear_bend) = (LinkList::new(stretch), LinkList::new(shear_bend));
+        let (stretch, shear_bend) = (LinkList::levelled(stretch), LinkList::levelled(shear_bend));
         let hard = HardPass::new(&topo);
         let mut limit: Vec<Proj> = topo
             .links
