@@ -887,6 +887,20 @@ impl RestSkin {
     /// `p` moved out along the skin's normal until it is at least `gap` outside the skin
     /// (the plane through its nearest vertices); unchanged when it already is.
     fn outside(&self, p: Vec3, gap: f32) -> Vec3 {
+        self.height(p)
+            .map_or(p, |(depth, normal)| p + normal * (gap - depth).max(0.0))
+    }
+
+    /// `p` moved in along the skin's normal until it is at most `gap` outside the skin;
+    /// unchanged when it already is.
+    fn within(&self, p: Vec3, gap: f32) -> Vec3 {
+        self.height(p)
+            .map_or(p, |(depth, normal)| p - normal * (depth - gap).max(0.0))
+    }
+
+    /// How far `p` lies outside the skin (the plane through its nearest vertices, along
+    /// their mean normal), and that normal; `None` where the skin gives no normal.
+    fn height(&self, p: Vec3) -> Option<(f32, Vec3)> {
         let (mut centre, mut normal, mut n) = (Vec3::ZERO, Vec3::ZERO, 0.0);
         for v in self.nearest(p) {
             centre += self.positions[v];
@@ -895,10 +909,9 @@ impl RestSkin {
         }
         let normal = normal.normalize_or_zero();
         if n == 0.0 || normal == Vec3::ZERO {
-            return p;
+            return None;
         }
-        let depth = (p - centre / n).dot(normal);
-        p + normal * (gap - depth).max(0.0)
+        Some(((p - centre / n).dot(normal), normal))
     }
 }
 
@@ -1506,6 +1519,15 @@ fn add_armhole(rig: &JacketRig, arm: &Arm, top: Ring, skin: &RestSkin, m: &mut R
             // Under the arm the side bone (as the jacket's top row there), elsewhere the skin
             // under the loop, which the yoke over it follows too.
             let under = smoothstep(0.2, 0.9, -flat.y);
+            // Over the arm's root the band keeps close to the skin, under the yoke (half
+            // the clearance off it) and the sleeve's cap: where it stood further out, its
+            // front showed through the yoke as a flap. Under the arm it spans the armpit, and
+            // toward the sleeve it is let go (held there, it left the armpit bare as the arm
+            // rose).
+            let p = p.lerp(
+                skin.within(p, rig.layout.clearance * 0.25),
+                (1.0 - under) * (1.0 - f * f),
+            );
             let mut w = Vec::with_capacity(9);
             w.push((driver(rig, rig.char_bones + 2 + s), under * (1.0 - f)));
             w.extend(
