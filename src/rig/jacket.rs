@@ -1729,6 +1729,37 @@ mod tests {
         assert_the_rest_surface_covers_the_skin(&c, "fitted");
     }
 
+    /// The collar stands round the neck, not over the shoulders: out past the neck the
+    /// jacket at rest (collar, yoke, sleeve caps) keeps within 9 cm of the shoulder joints'
+    /// height, while round the neck the collar stands above the yoke's edge. With a collar
+    /// raised all along the yoke's edge (out to the shoulders' tips) and open sleeve tubes
+    /// standing above the joints, the jacket reached 14.7 cm above them there (8.2 now).
+    #[test]
+    fn the_collar_stands_round_the_neck_and_not_over_the_shoulders() {
+        let c = Character::builtin();
+        let rig = JacketRig::new(&c, &JacketLayout::fitted(&c), Garment::Jacket).unwrap();
+        let shoulder = BUILTIN_LANDMARKS.0;
+        let highest = |keep: &dyn Fn(Vec3) -> bool| {
+            rig.render
+                .positions
+                .iter()
+                .filter(|p| keep(**p))
+                .fold(f32::MIN, |m, p| m.max(p.y))
+        };
+        let over_shoulders = highest(&|p| p.x.abs() > 0.12);
+        let round_neck = highest(&|p| p.x.abs() < 0.08);
+        assert!(
+            over_shoulders < shoulder + 0.09,
+            "out past the neck the jacket reaches {:.3} m, {:.1} cm above the shoulder joints",
+            over_shoulders,
+            (over_shoulders - shoulder) * 100.0
+        );
+        assert!(
+            round_neck > 1.52 + 0.03,
+            "round the neck the collar reaches only {round_neck:.3} m"
+        );
+    }
+
     #[test]
     fn bone_from_axes_is_orthonormal_with_x_along_the_first_direction() {
         let m = bone_from_axes(
