@@ -1444,19 +1444,21 @@ fn add_sleeve(rig: &JacketRig, arm: &Arm, skin: &RestSkin, m: &mut RenderMesh) {
     let k = rig.layout.body_scale;
     let (rings_n, around) = (24, SLEEVE_AROUND);
     let first = m.positions.len() as u32;
+    // How far above the shoulder joint the sleeve starts.
+    let tuck = 0.06 * k;
     for j in 0..=rings_n {
         let t = j as f32 / rings_n as f32;
         // The sleeve starts inside the shoulder (under the yoke's edge) and flares there,
         // so no skin shows between the yoke and the sleeve.
-        let centre = start.lerp(end, t * 0.93) - axis * (0.06 * (1.0 - t).powi(4) * k);
+        let centre = start.lerp(end, t * 0.93) - axis * (tuck * (1.0 - t).powi(4));
         // A little extra room around the elbow, so a bent arm does not poke through.
         let elbow = (-((t * 0.93 - 0.5) / 0.08).powi(2)).exp();
         // The cap rounds over the shoulder and closes at its top: an open tube standing above
         // the shoulder joint showed as a flat-topped box with the inside of the sleeve in it.
         // Its rings narrow as an ellipsoid's whose tip is the first ring's height above the
         // joint (a cone to a point read as a peaked shoulder).
-        let rise = ((start - centre).dot(axis) / (0.0605 * k)).max(0.0);
-        let dome = (1.0 - rise.min(1.0).powi(2)).sqrt();
+        let rise = ((start - centre).dot(axis) / tuck).clamp(0.0, 1.0);
+        let dome = (1.0 - rise * rise).sqrt();
         let radius =
             (0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow) * k * dome;
         let binding = arm.binding(rig, t * 0.93, (1.0 - t * 8.0).max(0.0));
