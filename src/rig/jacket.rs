@@ -898,6 +898,20 @@ impl RestSkin {
     /// `p` moved out along the skin's normal until it is at least `gap` outside the skin
     /// (the plane through its nearest vertices); unchanged when it already is.
     fn outside(&self, p: Vec3, gap: f32) -> Vec3 {
+        self.height(p)
+            .map_or(p, |(depth, normal)| p + normal * (gap - depth).max(0.0))
+    }
+
+    /// `p` moved in along the skin's normal until it is at most `gap` outside the skin;
+    /// unchanged when it already is.
+    fn within(&self, p: Vec3, gap: f32) -> Vec3 {
+        self.height(p)
+            .map_or(p, |(depth, normal)| p - normal * (depth - gap).max(0.0))
+    }
+
+    /// How far `p` lies outside the skin (the plane through its nearest vertices, along
+    /// their mean normal), and that normal; `None` where the skin gives no normal.
+    fn height(&self, p: Vec3) -> Option<(f32, Vec3)> {
         let (mut centre, mut normal, mut n) = (Vec3::ZERO, Vec3::ZERO, 0.0);
         for v in self.nearest(p) {
             centre += self.positions[v];
@@ -906,10 +920,9 @@ impl RestSkin {
         }
         let normal = normal.normalize_or_zero();
         if n == 0.0 || normal == Vec3::ZERO {
-            return p;
+            return None;
         }
-        let depth = (p - centre / n).dot(normal);
-        p + normal * (gap - depth).max(0.0)
+        Some(((p - centre / n).dot(normal), normal))
     }
 }
 
@@ -1254,17 +1267,20 @@ fn add_yoke(rig: &JacketRig, rings: &[Ring], skin: &RestSkin, m: &mut RenderMesh
             let u = layout.render_u(i);
             let a = column_angle(layout, u);
             let s = a.sin();
-            let low =
-                surface_point(layout, rings, u, 0.0) + surface_normal(layout, rings, u, 0.0) * half;
+            // The lapels carry on up the yoke, fading out toward the collar: a lapel that
+            // stopped at the top row stood out from the yoke in a box-like ledge.
+            let low = surface_point(layout, rings, u, 0.0)
+                + surface_normal(layout, rings, u, 0.0) * (half + shell_detail(layout, u, 0.0));
             // The collar line: narrow at the neck front and back, out to the shoulder at the sides.
             let high = Vec3::new(
                 s * (0.075 + 0.16 * s.abs().powi(3)) * k,
                 (1.52 - 0.05 * s.abs()) * k,
                 top.cz * 0.3 + a.cos() * 0.085 * k,
             );
-            // Bulge outward over the shoulder, then in to the collar.
+            // Bulge outward over the shoulder, then in to the collar (a little: the skin
+            // under it already keeps the yoke off the shoulder, see below).
             let p = low.lerp(high, t)
-                + Vec3::new(s, 0.25, 0.0).normalize() * (0.03 * (PI * t).sin() * s.abs() * k);
+                + Vec3::new(s, 0.25, 0.0).normalize() * (0.015 * (PI * t).sin() * s.abs() * k);
             // The straight line from the top row to the collar runs through the front and
             // back of the arm's root, which the sleeve covers only while the arm hangs: keep
             // the yoke outside the skin there (the sleeve's cap keeps outside the yoke). The
@@ -1311,29 +1327,39 @@ fn yoke_binding(rig: &JacketRig, skin: &RestSkin, p: Vec3, u: f32, t: f32) -> Bi
     mix_bindings(&entries)
 }
 
-/// The collar: a short upright band on the yoke's top edge (its first vertex `yoke_top`),
-/// skinned to the neck and chest.
+/// The collar: a low band on the yoke's top edge (its first vertex `yoke_top`) that stands
+/// up round the neck and rolls outward, skinned from the yoke's edge into the neck and chest.
+/// The yoke's top edge runs round the neck at the front and back but out along the top of the
+/// shoulders at the sides; a collar standing all along it made upright walls over the
+/// shoulders, so it stands only round the neck and lies flat on the yoke beyond.
 fn add_collar(rig: &JacketRig, yoke_top: u32, m: &mut RenderMesh) {
     let layout = &rig.layout;
     let (nu, _) = layout.render_grid();
     let b = rig.bones;
     let scale = layout.body_scale;
+    let neck_chest = [(driver(rig, b.neck), 0.5), (driver(rig, b.chest), 0.5)];
+    // Per row: the rise and the roll outward at full height, metres on the built-in body.
+    let rows = [(0.022, 0.002), (0.036, 0.010), (0.040, 0.024)];
     let collar_start = m.positions.len() as u32;
-    for k in 0..2 {
+    for (r, &(rise, roll)) in rows.iter().enumerate() {
+        let f = (r + 1) as f32 / rows.len() as f32;
         for i in 0..nu {
             let p0 = m.positions[(yoke_top + i as u32) as usize];
             let n0 = m.normals[(yoke_top + i as u32) as usize];
+            let s = column_angle(layout, layout.render_u(i)).sin().abs();
+            let stand = 1.0 - smoothstep(0.55, 0.85, s);
+            let out = Vec3::new(n0.x, 0.0, n0.z).normalize_or_zero();
+            let w = stand * f;
+            let mut entries: Vec<(u16, f32)> = m.binding[(yoke_top + i as u32) as usize]
+                .iter()
+                .map(|&(d, x)| (d, x * (1.0 - w)))
+                .collect();
+            entries.extend(neck_chest.iter().map(|&(d, x)| (d, x * w)));
             m.push_vertex(
-                p0 + Vec3::new(0.0, 0.04 * (k + 1) as f32, 0.0) * scale
-                    + n0 * 0.01 * k as f32 * scale,
+                p0 + (Vec3::Y * rise + out * roll) * (stand * scale),
                 n0,
-                [layout.render_u(i) * 0.25, -0.6 - 0.1 * k as f32],
-                [
-                    (driver(rig, b.neck), 0.5),
-                    (driver(rig, b.chest), 0.5),
-                    (0, 0.0),
-                    (0, 0.0),
-                ],
+                [layout.render_u(i) * 0.25, -0.6 - 0.1 * f],
+                mix_bindings(&entries),
             );
         }
     }
@@ -1344,7 +1370,7 @@ fn add_collar(rig: &JacketRig, yoke_top: u32, m: &mut RenderMesh) {
             collar_start + (r - 1) * nu as u32
         }
     };
-    for r in 0..2u32 {
+    for r in 0..rows.len() as u32 {
         for i in 0..(nu - 1) as u32 {
             let a = rows_of(r) + i;
             let c = rows_of(r + 1) + i;
@@ -1429,14 +1455,23 @@ fn add_sleeve(rig: &JacketRig, arm: &Arm, skin: &RestSkin, m: &mut RenderMesh) {
     let k = rig.layout.body_scale;
     let (rings_n, around) = (24, SLEEVE_AROUND);
     let first = m.positions.len() as u32;
+    // How far above the shoulder joint the sleeve starts.
+    let tuck = 0.06 * k;
     for j in 0..=rings_n {
         let t = j as f32 / rings_n as f32;
         // The sleeve starts inside the shoulder (under the yoke's edge) and flares there,
         // so no skin shows between the yoke and the sleeve.
-        let centre = start.lerp(end, t * 0.93) - axis * (0.06 * (1.0 - t).powi(4) * k);
+        let centre = start.lerp(end, t * 0.93) - axis * (tuck * (1.0 - t).powi(4));
         // A little extra room around the elbow, so a bent arm does not poke through.
         let elbow = (-((t * 0.93 - 0.5) / 0.08).powi(2)).exp();
-        let radius = (0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow) * k;
+        // The cap rounds over the shoulder and closes at its top: an open tube standing above
+        // the shoulder joint showed as a flat-topped box with the inside of the sleeve in it.
+        // Its rings narrow as an ellipsoid's whose tip is the first ring's height above the
+        // joint (a cone to a point read as a peaked shoulder).
+        let rise = ((start - centre).dot(axis) / tuck).clamp(0.0, 1.0);
+        let dome = (1.0 - rise * rise).sqrt();
+        let radius =
+            (0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow) * k * dome;
         let binding = arm.binding(rig, t * 0.93, (1.0 - t * 8.0).max(0.0));
         // The cap stays outside the yoke, which keeps half the clearance off the skin
         // (see `add_yoke`).
@@ -1497,6 +1532,15 @@ fn add_armhole(rig: &JacketRig, arm: &Arm, top: Ring, skin: &RestSkin, m: &mut R
             // Under the arm the side bone (as the jacket's top row there), elsewhere the skin
             // under the loop, which the yoke over it follows too.
             let under = smoothstep(0.2, 0.9, -flat.y);
+            // Over the arm's root the band keeps close to the skin, under the yoke (half
+            // the clearance off it) and the sleeve's cap: where it stood further out, its
+            // front showed through the yoke as a flap. Under the arm it spans the armpit, and
+            // toward the sleeve it is let go (held there, it left the armpit bare as the arm
+            // rose).
+            let p = p.lerp(
+                skin.within(p, rig.layout.clearance * 0.25),
+                (1.0 - under) * (1.0 - f * f),
+            );
             let mut w = Vec::with_capacity(9);
             w.push((driver(rig, rig.char_bones + 2 + s), under * (1.0 - f)));
             w.extend(
@@ -1696,6 +1740,37 @@ mod tests {
         let glb = cloth_tuner_assets::test_rig::test_rig_glb(&style);
         let c = Character::from_glb(&glb, "test.glb").unwrap();
         assert_the_rest_surface_covers_the_skin(&c, "fitted");
+    }
+
+    /// The collar stands round the neck, not over the shoulders: out past the neck the
+    /// jacket at rest (collar, yoke, sleeve caps) keeps within 9 cm of the shoulder joints'
+    /// height, while round the neck the collar stands above the yoke's edge. With a collar
+    /// raised all along the yoke's edge (out to the shoulders' tips) and open sleeve tubes
+    /// standing above the joints, the jacket reached 14.7 cm above them there (8.2 now).
+    #[test]
+    fn the_collar_stands_round_the_neck_and_not_over_the_shoulders() {
+        let c = Character::builtin();
+        let rig = JacketRig::new(&c, &JacketLayout::fitted(&c), Garment::Jacket).unwrap();
+        let shoulder = BUILTIN_LANDMARKS.0;
+        let highest = |keep: &dyn Fn(Vec3) -> bool| {
+            rig.render
+                .positions
+                .iter()
+                .filter(|p| keep(**p))
+                .fold(f32::MIN, |m, p| m.max(p.y))
+        };
+        let over_shoulders = highest(&|p| p.x.abs() > 0.12);
+        let round_neck = highest(&|p| p.x.abs() < 0.08);
+        assert!(
+            over_shoulders < shoulder + 0.09,
+            "out past the neck the jacket reaches {:.3} m, {:.1} cm above the shoulder joints",
+            over_shoulders,
+            (over_shoulders - shoulder) * 100.0
+        );
+        assert!(
+            round_neck > 1.52 + 0.03,
+            "round the neck the collar reaches only {round_neck:.3} m"
+        );
     }
 
     #[test]
