@@ -725,11 +725,10 @@ impl Cloth {
     /// by the relaxation and put back by the pass every step, and the velocity each put-back
     /// leaves feeds a swing that never dies on lightly damped front edges (the hem's front
     /// corner still whipping 15 cm at 3 Hz seconds after a sprint stops).
-    // Walks positions, previous positions and the saved ones in step.
-    #[allow(clippy::needless_range_loop)]
     fn keep_hard_moves_as_half_velocity(&mut self) {
-        for i in 0..self.pos.len() {
-            self.prev[i] += (self.pos[i] - self.before_hard[i]) * HARD_MOVE_KEPT_IN_PLACE;
+        let moved = self.pos.iter().zip(&self.before_hard);
+        for (prev, (now, before)) in self.prev.iter_mut().zip(moved) {
+            *prev += (*now - *before) * HARD_MOVE_KEPT_IN_PLACE;
         }
     }
 
