@@ -711,6 +711,7 @@ impl Scene {
         let body = &self.colliders[..self.body_colliders()];
         let legs = &body[self.torso_colliders.min(body.len())..];
         let legs = if veil { &[] } else { legs };
+        let has_legs = !legs.is_empty();
         let pelvis = self.model[self.pelvis];
         let (centre, up) = (
             pelvis.w_axis.truncate(),
@@ -729,7 +730,8 @@ impl Scene {
             *push = pushed.distance(*r);
             *r = pushed;
         }
-        if !veil {
+        // Only legs push one reference far from its neighbour (the veil has none).
+        if has_legs {
             self.carry_row_neighbours(margin);
         }
         // The skirt's lower rows keep their references out of the leg lines too, so the max
@@ -738,17 +740,25 @@ impl Scene {
             lines.push_references(self.rig.topology.cols, &mut self.references);
         }
 
-        // Down each column, keep every reference where the hard constraints can reach it:
-        // within rest length +- (its max distance - its upper neighbour's) of the reference
-        // above. Otherwise a thigh pushing one reference far ahead (or a bend squeezing two
-        // together) leaves no point at rest length from the upper particle that is also
-        // within the lower one's max distance, and either the link or the max distance breaks.
-        // Where the corrected point is inside the body, it swings out on the same shell: pushed
-        // out and back onto the shell a few times (so it slides round a leg as the leg moves),
-        // then, where that does not clear it, the search over the whole shell.
-        let md = self.cloth.max_distances();
+        self.keep_references_in_reach(margin);
+        self.colliders.push(Collider::Plane {
+            point: Vec3::ZERO,
+            normal: Vec3::Y,
+        });
+    }
+
+    /// Down each column, keeps every reference where the hard constraints can reach it:
+    /// within rest length +- (its max distance - its upper neighbour's) of the reference
+    /// above. Otherwise a thigh pushing one reference far ahead (or a bend squeezing two
+    /// together) leaves no point at rest length from the upper particle that is also
+    /// within the lower one's max distance, and either the link or the max distance breaks.
+    /// Where the corrected point is inside the body, it swings out on the same shell: pushed
+    /// out and back onto the shell a few times (so it slides round a leg as the leg moves),
+    /// then, where that does not clear it, the search over the whole shell.
+    fn keep_references_in_reach(&mut self, margin: f32) {
         let pinned = &self.rig.topology.pinned;
         let body = &self.colliders[..self.body_colliders()];
+        let md = self.cloth.max_distances();
         for &(a, b, rest) in &self.vertical {
             let (a, b) = (a as usize, b as usize);
             if pinned[b] {
@@ -770,10 +780,6 @@ impl Scene {
                 clear_point_on_sphere(body, margin, top, len, x, x, f32::MAX).unwrap_or(x)
             };
         }
-        self.colliders.push(Collider::Plane {
-            point: Vec3::ZERO,
-            normal: Vec3::Y,
-        });
     }
 
     /// Keeps neighbouring reference points in a row within [`REFERENCE_SPAN`] x their rest
