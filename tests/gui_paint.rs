@@ -163,3 +163,70 @@ fn a_preset_painted_on_another_grid_is_refused_on_open_and_at_start_without_a_cr
     );
     assert_ne!(h.state().preset().name, "Other grid");
 }
+
+#[test]
+fn fold_line_and_garment_edits_are_undo_steps_and_revert_puts_paint_and_lines_back() {
+    let mut h = harness();
+    let curve = h.state().scene().cloth().max_distances().to_vec();
+    let fold_lines = |h: &Harness<'static, App>| h.state().scene().fold_lines().len();
+
+    h.get_by_label("Fold lines (0)").click();
+    h.run();
+    h.get_by_label("Add row").click();
+    h.run();
+    assert_eq!(fold_lines(&h), 1, "the cloth creases along the new row");
+    assert_eq!(h.state().preset().fold_lines.len(), 1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(
+        fold_lines(&h),
+        0,
+        "undo takes the fold line out of the cloth"
+    );
+    assert!(h.state().preset().fold_lines.is_empty());
+    assert!(!h.state().window_title().contains('*'));
+    h.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::Z,
+    );
+    h.run();
+    assert_eq!(fold_lines(&h), 1, "redo puts it back");
+
+    h.get_by_role_and_label(Role::RadioButton, "skirt").click();
+    h.run();
+    assert_eq!(
+        h.state().scene().garment(),
+        cloth_tuner::preset::Garment::Skirt
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(
+        h.state().scene().garment(),
+        cloth_tuner::preset::Garment::Jacket,
+        "undo puts the jacket back on"
+    );
+    assert_eq!(fold_lines(&h), 1, "with its fold line");
+
+    brush_on(&mut h);
+    stroke_over(&mut h, TARGET);
+    assert_eq!(h.state().scene().cloth().max_distances()[TARGET], 0.0);
+    h.get_by_label("Edit").click();
+    h.run();
+    h.get_by_label("Revert to saved preset").click();
+    h.run();
+    assert!(
+        h.state().preset().max_distance_map.is_none(),
+        "paint reverted"
+    );
+    assert_eq!(h.state().scene().cloth().max_distances(), &curve[..]);
+    assert_eq!(fold_lines(&h), 0, "fold lines reverted");
+    assert!(!h.state().window_title().contains('*'), "as saved");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(
+        h.state().scene().cloth().max_distances()[TARGET],
+        0.0,
+        "the revert is one undo step"
+    );
+    assert_eq!(fold_lines(&h), 1);
+}

@@ -169,11 +169,11 @@ impl App {
             Command::ApplyFit => self.apply_fit(),
             Command::Rename(name) => self.doc.preset.name = name,
             Command::SetGarment(g) => {
-                self.doc.preset.garment = g;
-                playback.set_garment(g);
+                self.doc.edit_garment(g);
+                self.sync_scene();
             }
             Command::SetFoldLines(lines) => match playback.set_fold_lines(&lines) {
-                Ok(()) => self.doc.preset.fold_lines = lines,
+                Ok(()) => self.doc.edit_fold_lines(lines),
                 Err(e) => self.status = e,
             },
             Command::EditParams {
@@ -182,13 +182,14 @@ impl App {
                 pointer_down,
             } => {
                 self.doc.edit_params(params, reset_one, pointer_down);
-                self.sync_params();
+                self.sync_scene();
             }
             Command::Undo => self.undo(),
             Command::Redo => self.redo(),
             Command::RevertToSaved => {
-                self.doc.revert_params();
-                self.sync_params();
+                if self.doc.revert_to_saved() {
+                    self.sync_scene();
+                }
             }
             Command::SetClip(name) => self.set_clip(&name),
             Command::TogglePlay => playback.set_playing(!playback.is_playing()),

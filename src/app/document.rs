@@ -5,11 +5,39 @@
 use std::path::{Path, PathBuf};
 
 use super::undo::Undo;
-use crate::preset::{Look, MaxDistanceMap, Preset};
-use crate::sim::FabricParams;
+use crate::preset::{Garment, Look, MaxDistanceMap, Preset};
+use crate::sim::{FabricParams, FoldLine};
 
-/// What undo steps through: the knobs, the look and the painted max distances.
-type Edits = (FabricParams, Look, Option<MaxDistanceMap>);
+/// What undo steps through and Revert to saved puts back: the knobs, the look, the painted
+/// max distances, the garment and its fold lines (the name stays as typed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edits {
+    params: FabricParams,
+    look: Look,
+    map: Option<MaxDistanceMap>,
+    garment: Garment,
+    fold_lines: Vec<FoldLine>,
+}
+
+impl Edits {
+    fn of(p: &Preset) -> Self {
+        Self {
+            params: p.params.clone(),
+            look: p.look,
+            map: p.max_distance_map.clone(),
+            garment: p.garment,
+            fold_lines: p.fold_lines.clone(),
+        }
+    }
+
+    fn put_into(self, p: &mut Preset) {
+        p.params = self.params;
+        p.look = self.look;
+        p.max_distance_map = self.map;
+        p.garment = self.garment;
+        p.fold_lines = self.fold_lines;
+    }
+}
 
 /// How many recent files the preset picker lists.
 const RECENT_LIMIT: usize = 8;
@@ -125,8 +153,8 @@ impl Document {
         self.remember(path.to_path_buf());
     }
 
-    /// Replaces the whole preset (name, garment, look and knobs) as one undoable edit of the
-    /// knobs and the look.
+    /// Replaces the whole preset (name, garment, fold lines, look, paint and knobs) as one
+    /// undoable step.
     pub fn set_preset(&mut self, preset: Preset) {
         let before = self.edits();
         self.preset = preset;
@@ -136,14 +164,26 @@ impl Document {
     }
 
     fn edits(&self) -> Edits {
-        let p = &self.preset;
-        (p.params.clone(), p.look, p.max_distance_map.clone())
+        Edits::of(&self.preset)
     }
 
-    fn set_edits(&mut self, (params, look, map): Edits) {
-        self.preset.params = params;
-        self.preset.look = look;
-        self.preset.max_distance_map = map;
+    fn set_edits(&mut self, edits: Edits) {
+        edits.put_into(&mut self.preset);
+    }
+
+    /// Another garment, as one undo step (its fold lines and paint stay in the preset; the
+    /// scene uses them where its grid takes them).
+    pub fn edit_garment(&mut self, garment: Garment) {
+        let before = self.edits();
+        self.preset.garment = garment;
+        self.undo.track(&before, &self.edits(), false);
+    }
+
+    /// Another list of fold lines, as one undo step.
+    pub fn edit_fold_lines(&mut self, lines: Vec<FoldLine>) {
+        let before = self.edits();
+        self.preset.fold_lines = lines;
+        self.undo.track(&before, &self.edits(), false);
     }
 
     /// One frame of painting the max distance: a stroke (press to release) is one undo step;
@@ -179,16 +219,19 @@ impl Document {
         self.undo.track(&now, &now, pointer_down);
     }
 
-    /// Puts the saved knobs back, as one undoable step. Returns true when they changed.
-    pub fn revert_params(&mut self) -> bool {
-        let mut preset = self.preset.clone();
-        preset.params = self.saved.params.clone();
-        let changed = preset.params != self.preset.params;
-        self.set_preset(preset);
+    /// Puts back what was saved (knobs, look, paint, garment and fold lines; the name stays as
+    /// typed), as one undoable step. Returns true when anything changed.
+    pub fn revert_to_saved(&mut self) -> bool {
+        let before = self.edits();
+        Edits::of(&self.saved).put_into(&mut self.preset);
+        let changed = before != self.edits();
+        if changed {
+            self.undo.push(before);
+        }
         changed
     }
 
-    /// Steps the knobs and the look back. Returns true when they changed.
+    /// Steps the edits back. Returns true when they changed.
     pub fn undo(&mut self) -> bool {
         match self.undo.undo(&self.edits()) {
             Some(e) => {
@@ -199,7 +242,7 @@ impl Document {
         }
     }
 
-    /// Steps the knobs and the look forward again. Returns true when they changed.
+    /// Steps the edits forward again. Returns true when they changed.
     pub fn redo(&mut self) -> bool {
         match self.undo.redo(&self.edits()) {
             Some(e) => {
@@ -267,9 +310,9 @@ mod tests {
         let mut edited = saved.clone();
         edited.damping = 0.2;
         doc.edit_params(edited.clone(), false, false);
-        assert!(doc.revert_params());
+        assert!(doc.revert_to_saved());
         assert_eq!(doc.preset.params, saved);
-        assert!(!doc.revert_params(), "nothing left to revert");
+        assert!(!doc.revert_to_saved(), "nothing left to revert");
         assert!(doc.undo());
         assert_eq!(doc.preset.params, edited);
         assert!(doc.redo());
@@ -288,5 +331,31 @@ mod tests {
         assert_eq!(doc.preset.look, Look::TWEED);
         assert!(doc.redo());
         assert_eq!(doc.preset.look, red);
+    }
+
+    #[test]
+    fn fold_lines_and_garment_are_undone_and_reverted_with_the_knobs() {
+        use crate::sim::{FoldAxis, FoldLine};
+        let mut doc = Document::new(tweed(), None, Vec::new());
+        let line = FoldLine {
+            axis: FoldAxis::Row,
+            index: 4,
+        };
+        doc.edit_fold_lines(vec![line]);
+        doc.edit_garment(Garment::Skirt);
+        assert!(doc.undo());
+        assert_eq!(doc.preset.garment, Garment::Jacket);
+        assert_eq!(doc.preset.fold_lines, vec![line]);
+        assert!(doc.undo());
+        assert!(doc.preset.fold_lines.is_empty());
+        assert!(!doc.is_dirty());
+        assert!(doc.redo() && doc.redo());
+        assert!(doc.revert_to_saved());
+        assert!(!doc.is_dirty(), "garment and fold lines as saved");
+        assert!(doc.undo());
+        assert_eq!(
+            (doc.preset.garment, doc.preset.fold_lines.clone()),
+            (Garment::Skirt, vec![line])
+        );
     }
 }

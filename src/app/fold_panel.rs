@@ -31,15 +31,19 @@ pub(super) fn fold_lines_ui(
                 .on_hover_text("Drawn in magenta in the simulation-mesh overlay. Row 1 is just below the pinned top row; columns count from the right front edge.");
             for (k, line) in edited.iter_mut().enumerate() {
                 ui.horizontal(|ui| {
+                    let label = ui.label(format!("Line {}", k + 1));
                     egui::ComboBox::from_id_salt(("fold_axis", k))
                         .selected_text(line.axis.as_str())
                         .show_ui(ui, |ui| {
                             for axis in [FoldAxis::Row, FoldAxis::Column] {
                                 ui.selectable_value(&mut line.axis, axis, axis.as_str());
                             }
-                        });
+                        })
+                        .response
+                        .labelled_by(label.id);
                     line.index = line.index.clamp(1, last(line.axis));
-                    ui.add(egui::DragValue::new(&mut line.index).range(1..=last(line.axis)));
+                    ui.add(egui::DragValue::new(&mut line.index).range(1..=last(line.axis)))
+                        .labelled_by(label.id);
                     if ui.button("Remove").clicked() {
                         remove = Some(k);
                     }

@@ -379,7 +379,18 @@ impl App {
     // ----- Actions -----
 
     /// Hands the document's knobs and painted max distances to the simulation.
-    fn sync_params(&mut self) {
+    /// Brings the playing scene to the document's edits: its garment, fold lines (both
+    /// restart the clip, and only when they differ), knobs and painted max distances.
+    fn sync_scene(&mut self) {
+        let preset = &self.doc.preset;
+        if preset.garment != self.playback.scene().garment() {
+            self.playback.set_garment(preset.garment);
+        }
+        if preset.fold_lines != self.playback.scene().fold_lines() {
+            if let Err(e) = self.playback.set_fold_lines(&preset.fold_lines) {
+                self.status = e;
+            }
+        }
         self.playback.set_params(&self.doc.preset.params);
         self.sync_max_distance_map();
     }
@@ -512,13 +523,13 @@ impl App {
 
     pub fn undo(&mut self) {
         if self.doc.undo() {
-            self.sync_params();
+            self.sync_scene();
         }
     }
 
     pub fn redo(&mut self) {
         if self.doc.redo() {
-            self.sync_params();
+            self.sync_scene();
         }
     }
 

@@ -279,16 +279,8 @@ impl App {
                 self.doc.mark_unsaved();
             }
         }
-        let garment_changed = save.preset.garment != self.doc.preset().garment;
         self.doc.set_preset(save.preset.clone());
-        self.sync_params();
-        if garment_changed {
-            self.playback.set_garment(save.preset.garment);
-        }
-        if save.preset.fold_lines != self.playback.scene().fold_lines() {
-            // An autosave is a preset this build wrote: its lines fit its garment.
-            let _ = self.playback.set_fold_lines(&save.preset.fold_lines);
-        }
+        self.sync_scene();
         self.recovery
             .autosaver
             .adopt(self.doc.preset(), self.doc.path(), now);

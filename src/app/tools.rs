@@ -304,7 +304,7 @@ impl App {
         };
         let (params, what) = (cell.params.clone(), cell.setting.to_string());
         self.doc.edit_params(params, true, false);
-        self.sync_params();
+        self.sync_scene();
         self.status = format!("Loaded wedge cell #{i}: {what} (Ctrl+Z undoes)");
     }
 
@@ -348,7 +348,7 @@ impl App {
             result.best.setting.to_string(),
         );
         self.doc.edit_params(params, true, false);
-        self.sync_params();
+        self.sync_scene();
         self.status = format!("Applied the fit: {what} (Ctrl+Z undoes)");
     }
 

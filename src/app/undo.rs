@@ -1,4 +1,4 @@
-//! Undo and redo of what the artist edits (the fabric parameters and the look). One gesture
+//! Undo and redo of what the artist edits (see `document::Edits`). One gesture
 //! (a slider drag from press to release) is one step, however many frames it changes the value
 //! in.
 
