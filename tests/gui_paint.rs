@@ -230,3 +230,28 @@ fn fold_line_and_garment_edits_are_undo_steps_and_revert_puts_paint_and_lines_ba
     );
     assert_eq!(fold_lines(&h), 1);
 }
+
+#[test]
+fn the_brush_paints_what_it_sees_not_the_back_of_the_jacket_through_the_body() {
+    // The middle of the back panel, half-way down: behind the torso seen from the front.
+    const BACK: usize = 4 * 17 + 8;
+    let painted = |h: &Harness<'static, App>| {
+        let map = h.state().preset().max_distance_map.clone();
+        map.and_then(|m| m.metres[BACK])
+    };
+    let mut h = harness();
+    brush_on(&mut h);
+    for (view, seen) in [("Front view", false), ("Back view", true)] {
+        h.get_by_label("View").click();
+        h.run();
+        h.get_by_label(view).click();
+        h.run();
+        stroke_over(&mut h, BACK);
+        assert_eq!(
+            painted(&h).is_some(),
+            seen,
+            "{view}: painted {:?}",
+            painted(&h)
+        );
+    }
+}

@@ -9,6 +9,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
 use super::command::Command;
 use super::playback::SPEED_RANGE;
+use super::viewport::Pickable;
 use super::{list_presets, paint, params_panel, presets_dir, timeline, App, FileTask, SHIPPED};
 use crate::export::Engine;
 use crate::preset::{Garment, Look, Pattern};
@@ -255,13 +256,12 @@ impl App {
         // While painting, the spheres show what is being painted.
         let mut overlays = view.overlays.clone();
         overlays.max_distance |= view.brush.on;
-        let positions = scene.cloth().positions();
         view.viewport.ui(
             ui,
             &mut view.camera,
             &overlays,
             (snapshot, other),
-            positions,
+            Pickable::of(scene),
             out,
         );
     }

@@ -251,8 +251,8 @@ impl Viewport {
         self.caches[1].snapshot(scene, look)
     }
 
-    /// Draws the viewport and moves the camera; poking a particle of the cloth (`positions`,
-    /// character space) is pushed as a [`Command::Drag`]. With `other`, the A/B comparison:
+    /// Draws the viewport and moves the camera; poking a particle of `cloth` is pushed as a
+    /// [`Command::Drag`], painting it as a [`Command::PaintDab`]. With `other`, the A/B comparison:
     /// side by side (A left) or the other preset as a ghost over the edited one.
     pub fn ui(
         &mut self,
@@ -260,7 +260,7 @@ impl Viewport {
         camera: &mut OrbitCamera,
         overlays: &Overlays,
         (snapshot, other): (Snapshot, Option<OtherView>),
-        positions: &[Vec3],
+        cloth: Pickable<'_>,
         out: &mut Vec<Command>,
     ) {
         let rect = ui.available_rect_before_wrap();
@@ -279,14 +279,7 @@ impl Viewport {
             });
         let edited_rect = split.map_or(rect, |(edited, _)| edited);
         self.last_view = Some((camera.clone(), snapshot.root));
-        self.pointer_input(
-            &response,
-            edited_rect,
-            camera,
-            &snapshot.root,
-            positions,
-            out,
-        );
+        self.pointer_input(&response, edited_rect, camera, cloth, out);
         if other.is_some() && self.other_renderer.is_none() {
             self.other_renderer = self.renderer.as_ref().and_then(|r| {
                 let ctx = r.lock().ok()?.context().clone();
@@ -364,18 +357,18 @@ impl Viewport {
         );
     }
 
-    /// The mouse over the view: ctrl + left drag holds the nearest particle under the pointer
-    /// (a [`Command::Drag`] each frame, `None` on release), other drags orbit or pan, the
-    /// wheel zooms. `root` is the character's frame.
+    /// The mouse over the view: ctrl + left drag holds the nearest particle in sight under the
+    /// pointer (a [`Command::Drag`] each frame, `None` on release), a left drag with the brush
+    /// on paints there, other drags orbit or pan, the wheel zooms.
     fn pointer_input(
         &mut self,
         response: &egui::Response,
         rect: Rect,
         camera: &mut OrbitCamera,
-        root: &Mat4,
-        positions: &[Vec3],
+        cloth: Pickable<'_>,
         out: &mut Vec<Command>,
     ) {
+        let (root, positions) = (&cloth.root, cloth.positions);
         let followed = root.w_axis.truncate();
         let aspect = rect.width() / rect.height().max(1.0);
         let (ctrl, shift) = response
@@ -385,8 +378,7 @@ impl Viewport {
         if painting {
             if response.dragged_by(PointerButton::Primary) {
                 let pointer = response.interact_pointer_pos();
-                let hit =
-                    pointer.and_then(|p| pick(camera, followed, aspect, rect, p, root, positions));
+                let hit = pointer.and_then(|p| pick(camera, aspect, rect, p, &cloth));
                 if let Some(hit) = hit {
                     out.push(Command::PaintDab(positions[hit.particle]));
                 }
@@ -396,7 +388,7 @@ impl Viewport {
             }
         } else if response.drag_started_by(PointerButton::Primary) && ctrl {
             if let Some(pointer) = response.interact_pointer_pos() {
-                self.poke = pick(camera, followed, aspect, rect, pointer, root, positions);
+                self.poke = pick(camera, aspect, rect, pointer, &cloth);
             }
         }
         if let Some(poke) = self.poke {
@@ -704,30 +696,62 @@ fn to_ndc(rect: Rect, p: egui::Pos2) -> [f32; 2] {
     ]
 }
 
-/// The particle nearest the pointer on screen (within 30 points), and its depth.
+/// What the pointer can pick: the cloth's particles and the body that hides some of them,
+/// character space, and the character's frame.
+pub struct Pickable<'a> {
+    pub root: Mat4,
+    pub positions: &'a [Vec3],
+    pub colliders: &'a [Collider],
+}
+
+impl<'a> Pickable<'a> {
+    /// The playing scene's cloth and body, as they are now.
+    pub fn of(scene: &'a Scene) -> Self {
+        let root = scene.root();
+        Self {
+            root: Mat4::from_rotation_translation(root.rotation, root.translation),
+            positions: scene.cloth().positions(),
+            colliders: scene.colliders(),
+        }
+    }
+}
+
+/// How far inside the body's shapes a line of sight must pass to count as hidden, metres:
+/// cloth lying on the body, seen edge-on, stays pickable.
+const SIGHT_INSET: f32 = 0.01;
+
+/// The particle nearest the pointer on screen (within 30 points) that the body does not hide
+/// from the camera (a particle on the far side of the jacket, behind the torso, is never
+/// painted or grabbed through it), and its depth.
 fn pick(
     camera: &OrbitCamera,
-    followed: Vec3,
     aspect: f32,
     rect: Rect,
     pointer: egui::Pos2,
-    root: &Mat4,
-    positions: &[Vec3],
+    cloth: &Pickable<'_>,
 ) -> Option<Poke> {
+    let followed = cloth.root.w_axis.truncate();
     let target = to_ndc(rect, pointer);
     let px_per_ndc = rect.width().max(1.0) * 0.5;
     let eye = camera.eye(followed);
+    let eye_local = cloth.root.inverse().transform_point3(eye);
     let (_, _, fwd) = camera.basis();
+    let in_sight = |p: Vec3| {
+        !cloth
+            .colliders
+            .iter()
+            .any(|c| c.hides(eye_local, p, SIGHT_INSET))
+    };
     let mut best: Option<(f32, Poke)> = None;
-    for (i, p) in positions.iter().enumerate() {
-        let world = root.transform_point3(*p);
+    for (i, p) in cloth.positions.iter().enumerate() {
+        let world = cloth.root.transform_point3(*p);
         let Some(ndc) = camera.project(followed, aspect, world) else {
             continue;
         };
         let dx = (ndc[0] - target[0]) * px_per_ndc;
         let dy = (ndc[1] - target[1]) * px_per_ndc / aspect.max(1e-3);
         let d = (dx * dx + dy * dy).sqrt();
-        if d < 30.0 && best.is_none_or(|(bd, _)| d < bd) {
+        if d < 30.0 && best.is_none_or(|(bd, _)| d < bd) && in_sight(*p) {
             best = Some((
                 d,
                 Poke {

@@ -266,6 +266,30 @@ impl Collider {
         (t >= 0.0).then_some(t)
     }
 
+    /// Whether the straight line from `from` to `to` passes through this shape shrunk by
+    /// `inset` (metres): what hides a point on the cloth from the camera. The shrinking keeps a
+    /// line that only grazes the surface (cloth lying on the body, seen edge-on) in sight. A
+    /// plane hides nothing.
+    pub fn hides(&self, from: Vec3, to: Vec3, inset: f32) -> bool {
+        if let Some((center, rotation, radii)) = self.grown_ellipsoid(-inset) {
+            if radii.min_element() <= 0.0 {
+                return false;
+            }
+            let inv = rotation.inverse();
+            let q = inv * (from - center) / radii;
+            let v = inv * (to - from) / radii;
+            let t = (-q.dot(v) / v.length_squared().max(1e-12)).clamp(0.0, 1.0);
+            return (q + v * t).length_squared() < 1.0;
+        }
+        match *self {
+            Collider::Capsule { a, b, radius } => {
+                let (p, q) = closest_between_segments(from, to, a, b);
+                p.distance_squared(q) < (radius - inset).max(0.0).powi(2)
+            }
+            _ => false,
+        }
+    }
+
     /// `p` moved to the nearest surface point when it is inside the shape grown by `margin`,
     /// else `p` unchanged.
     #[inline(always)]
@@ -345,6 +369,29 @@ pub fn push_out_all(
         }
     }
     p
+}
+
+/// The closest points of segments `p0`-`p1` and `q0`-`q1`, one on each.
+fn closest_between_segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3, Vec3) {
+    let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
+    let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
+    let on_q = |s: f32| ((d2.dot(p0 + d1 * s - q0)) / e.max(1e-12)).clamp(0.0, 1.0);
+    let s = if a <= 1e-12 {
+        0.0
+    } else {
+        let (b, c) = (d1.dot(d2), d1.dot(r));
+        let denom = a * e - b * b;
+        let s = if denom > 1e-12 {
+            ((b * f - c * e) / denom).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        // With t clamped to the second segment, the first's point is found again from it.
+        let t = on_q(s);
+        ((d2 * t - r).dot(d1) / a).clamp(0.0, 1.0)
+    };
+    let t = if e <= 1e-12 { 0.0 } else { on_q(s) };
+    (p0 + d1 * s, q0 + d2 * t)
 }
 
 #[inline]
@@ -511,5 +558,34 @@ mod tests {
             radii: Vec3::new(0.1, 0.0, 0.1)
         }
         .is_valid());
+    }
+
+    #[test]
+    fn a_shape_hides_what_lies_behind_it_and_not_what_lies_beside_or_in_front() {
+        let eye = Vec3::new(0.0, 0.0, 2.0);
+        let body = Collider::Ellipsoid {
+            center: Vec3::ZERO,
+            rotation: Quat::from_rotation_y(0.4),
+            radii: Vec3::new(0.2, 0.4, 0.1),
+        };
+        let behind = Vec3::new(0.0, 0.1, -0.15);
+        let in_front = Vec3::new(0.0, 0.1, 0.15);
+        let beside = Vec3::new(0.5, 0.0, -0.15);
+        assert!(body.hides(eye, behind, 0.01));
+        assert!(!body.hides(eye, in_front, 0.01));
+        assert!(!body.hides(eye, beside, 0.01));
+        let leg = Collider::Capsule {
+            a: Vec3::new(0.0, -1.0, 0.0),
+            b: Vec3::new(0.0, 1.0, 0.0),
+            radius: 0.08,
+        };
+        assert!(leg.hides(eye, behind, 0.01));
+        assert!(!leg.hides(eye, beside, 0.01));
+        assert!(!leg.hides(eye, in_front, 0.01));
+        let ground = Collider::Plane {
+            point: Vec3::ZERO,
+            normal: Vec3::Y,
+        };
+        assert!(!ground.hides(eye, Vec3::NEG_Y, 0.0));
     }
 }
