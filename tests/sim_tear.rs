@@ -149,6 +149,47 @@ fn reset_mends_every_link() {
 }
 
 #[test]
+fn a_tears_lips_become_edges_until_reset() {
+    let (mut cloth, _) = pulled_apart(1.5, 60);
+    let topo = cloth.topology().clone();
+    let fresh = Cloth::new(topo.clone(), cloth.params());
+    let lips: Vec<usize> = (topo.links.iter().zip(cloth.torn_links()))
+        .filter(|(l, &t)| t && l.kind.is_stretch())
+        .flat_map(|(l, _)| [l.a as usize, l.b as usize])
+        .filter(|&i| !topo.pinned[i])
+        .collect();
+    assert!(
+        lips.iter().any(|&i| !topo.edge[i]),
+        "no tear opened inside the cloth"
+    );
+    for &i in &lips {
+        assert!(cloth.edges()[i], "particle {i} on a tear is not an edge");
+        if topo.edge[i] {
+            continue;
+        }
+        // An edge's max distance: the curve times the edge scale (1.3 by default).
+        let grown = fresh.max_distances()[i] * cloth.params().edge_max_distance_scale;
+        assert!(
+            (cloth.max_distances()[i] - grown).abs() < 1e-5,
+            "particle {i}: max distance {} m, an edge's is {grown} m",
+            cloth.max_distances()[i]
+        );
+    }
+    assert!(
+        (0..topo.len()).all(|i| cloth.edges()[i] == (topo.edge[i] || lips.contains(&i))),
+        "only the topology's edges and the tear's lips are edges"
+    );
+    let rest = topo.rest.clone();
+    cloth.reset_to(&rest).unwrap();
+    assert_eq!(
+        cloth.edges(),
+        &topo.edge[..],
+        "reset closes the tear's edges"
+    );
+    assert_eq!(cloth.max_distances(), fresh.max_distances());
+}
+
+#[test]
 fn tear_ratio_0_never_tears_and_an_unreached_ratio_changes_nothing() {
     let (off, counts) = pulled_apart(0.0, 60);
     assert!(counts.iter().all(|&c| c == 0));

@@ -45,6 +45,7 @@ pub struct OwnedCloth {
     pub references: Vec<Vec3>,
     pub max_distances: Vec<f32>,
     pub torn: Vec<bool>,
+    pub edges: Vec<bool>,
     pub fold_lines: Vec<FoldLine>,
 }
 
@@ -74,6 +75,7 @@ impl Snapshot {
                 references: &c.references,
                 max_distances: &c.max_distances,
                 torn: &c.torn,
+                edges: &c.edges,
                 fold_lines: &c.fold_lines,
             }),
             colliders: &self.colliders,
@@ -517,6 +519,7 @@ impl SnapshotCache {
                 references: c.references.to_vec(),
                 max_distances: c.max_distances.to_vec(),
                 torn: c.torn.to_vec(),
+                edges: c.edges.to_vec(),
                 fold_lines: c.fold_lines.to_vec(),
             }
         });

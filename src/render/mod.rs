@@ -126,6 +126,7 @@ pub fn scene_data(scene: &mut Scene, look: FabricLook) -> SceneData<'_> {
             references: scene.references(),
             max_distances: cloth.max_distances(),
             torn: cloth.torn_links(),
+            edges: cloth.edges(),
             fold_lines: scene.fold_lines(),
         }),
         colliders: scene.colliders(),
@@ -151,6 +152,8 @@ pub struct ClothData<'a> {
     pub max_distances: &'a [f32],
     /// Per link of `topology`: torn (not drawn); empty when nothing is.
     pub torn: &'a [bool],
+    /// Per particle: on an edge (the topology's, or opened by a tear).
+    pub edges: &'a [bool],
     /// The garment's fold lines, drawn along their row or column.
     pub fold_lines: &'a [FoldLine],
 }
@@ -770,7 +773,7 @@ impl Renderer {
                 }
                 fold_segments(topo, pos, cloth.fold_lines, &mut folds);
             }
-            for ((p, &edge), &pin) in pos.iter().zip(&topo.edge).zip(&topo.pinned) {
+            for ((p, &edge), &pin) in pos.iter().zip(cloth.edges).zip(&topo.pinned) {
                 if o.edge_particles && edge {
                     edges.push(ball(*p, 0.012));
                 }

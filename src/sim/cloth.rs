@@ -163,6 +163,10 @@ pub struct Cloth {
     limit: Vec<Proj>,
     /// Which links are torn (all whole until something stretches past the tear ratio).
     tears: Tears,
+    /// Per particle: on an edge of the cloth, the topology's edges and every particle a torn
+    /// stretch link has opened (a tear's lips move as free edges do: their own damping, wind,
+    /// world motion and max distance).
+    edge: Vec<bool>,
     /// Per particle: inverse mass relative to the hem row (pinned: 0).
     inv_mass: Vec<f32>,
     max_distance: Vec<f32>,
@@ -280,6 +284,7 @@ impl Cloth {
             work: vec![P4::default(); n],
             hard,
             tears: Tears::new(&topo),
+            edge: topo.edge.clone(),
             inv_mass: vec![0.0; n],
             max_distance: vec![0.0; n],
             painted: vec![None; n],
@@ -309,18 +314,44 @@ impl Cloth {
     /// allocation: only per-particle limits and link weights are refreshed.
     pub fn set_params(&mut self, params: &FabricParams) {
         self.params = params.clamped();
+        self.refresh_limits();
+        self.refresh_weights();
+    }
+
+    /// Each particle's max distance and inverse mass from the knobs, the paint and whether it
+    /// is on an edge.
+    fn refresh_limits(&mut self) {
         let p = &self.params;
         let topo = &self.topo;
         for i in 0..topo.len() {
             // A pinned particle sits on its reference point: paint does not unpin it.
             let painted = self.painted[i].filter(|_| !topo.pinned[i]);
-            self.max_distance[i] = painted_or_curve(p, painted, topo.row_fraction(i), topo.edge[i]);
+            self.max_distance[i] = painted_or_curve(p, painted, topo.row_fraction(i), self.edge[i]);
             self.inv_mass[i] = p.inv_mass_at(topo.row(i), topo.rows, topo.pinned[i]);
         }
         if p.hard_constraints {
             column_reach(topo, &mut self.max_distance);
         }
-        self.refresh_weights();
+    }
+
+    /// Per particle: on an edge of the cloth (the topology's edges, and the lips of every
+    /// tear since the last reset).
+    pub fn edges(&self) -> &[bool] {
+        &self.edge
+    }
+
+    /// Makes the free ends of every torn stretch link edges, and their limits an edge's.
+    fn open_torn_edges(&mut self) {
+        let dead = self.tears.dead();
+        for (l, _) in self.topo.links.iter().zip(dead).filter(|(_, &d)| d) {
+            if l.kind.is_stretch() {
+                for i in [l.a as usize, l.b as usize] {
+                    // A pinned particle does not move, edge or not.
+                    self.edge[i] |= !self.topo.pinned[i];
+                }
+            }
+        }
+        self.refresh_limits();
     }
 
     /// Every solver link's correction shares from the mass falloff, zero for a torn link (a
@@ -497,6 +528,8 @@ impl Cloth {
         if self.tears.count() > 0 {
             self.tears.mend();
             self.refresh_weights();
+            self.edge.copy_from_slice(&self.topo.edge);
+            self.refresh_limits();
         }
         self.pos.copy_from_slice(reference);
         self.prev.copy_from_slice(reference);
@@ -686,6 +719,7 @@ impl Cloth {
         self.relax_passes(colliders, reference, &p);
         if self.tears.check(&self.topo, &self.pos, p.tear_ratio) {
             self.refresh_weights();
+            self.open_torn_edges();
         }
         if p.deformation_limit {
             self.limit_deformation(p.max_stretch_ratio);
@@ -757,7 +791,7 @@ impl Cloth {
             if self.topo.pinned[i] {
                 continue;
             }
-            let Some(m) = (if self.topo.edge[i] { edge } else { base }) else {
+            let Some(m) = (if self.edge[i] { edge } else { base }) else {
                 continue;
             };
             carry(&m, &mut self.pos[i], &mut self.prev[i]);
@@ -816,7 +850,7 @@ impl Cloth {
         let dt2 = dt * dt;
         let topo = &self.topo;
         let particles = (self.pos.iter_mut().zip(&mut self.prev))
-            .zip(topo.pinned.iter().zip(&topo.edge))
+            .zip(topo.pinned.iter().zip(&self.edge))
             .zip(self.contact.iter().zip(&self.wind_accel));
         for (((x, prev), (&pinned, &edge)), (&contact, &wind)) in particles {
             if pinned {

@@ -6,7 +6,8 @@
 //! the links around it: the bend links that jump over it (along its own line) and the shear
 //! links of the two grid cells that have it as a side. A torn vertical stretch link is also a
 //! column the hard pass no longer hangs from above (see [`Tears::cut`]). A shear or bend link
-//! that tears takes only itself.
+//! that tears takes only itself. The cloth makes the free ends of a torn stretch link edge
+//! particles until the reset that mends it.
 //!
 //! The check walks the links in the topology's order once per solver step, after the
 //! relaxation, so the same run tears the same links in the same step. It allocates nothing:
