@@ -34,7 +34,7 @@ use super::hard_pass::{HardInput, HardPass};
 use super::painted::painted_or_curve;
 use super::params::FabricParams;
 use super::relax::{pad, relax, unpad, Kernel, LinkList, Proj, LANES, P4};
-use super::tear::Tears;
+use super::tear::{Tears, CUT_UP};
 use super::topology::{interleave, ConstraintKind, Link, Topology};
 use super::wind::{rest_shares, steady_wind, triangle_wind, Air, Gust, WindMesh, WindScratch};
 use super::world_motion::{carry, WorldMotion};
@@ -330,7 +330,7 @@ impl Cloth {
             self.inv_mass[i] = p.inv_mass_at(topo.row(i), topo.rows, topo.pinned[i]);
         }
         if p.hard_constraints {
-            column_reach(topo, &mut self.max_distance);
+            column_reach(topo, self.tears.cut(), &mut self.max_distance);
         }
     }
 
@@ -993,10 +993,11 @@ impl Cloth {
 /// close below (a small painted max distance under a larger one) would otherwise have to pull
 /// its link long, or the hard pass would have to give. Walking up from the hem, each particle
 /// keeps the smaller of its own max distance and the one below it. A curve that grows toward
-/// the hem (every shipped preset) is unchanged.
-fn column_reach(topo: &Topology, max_distance: &mut [f32]) {
+/// the hem (every shipped preset) is unchanged. Above a torn vertical link (`cut`, see
+/// [`Tears::cut`]) the column no longer hangs the particles below, so their limit stays theirs.
+fn column_reach(topo: &Topology, cut: &[u8], max_distance: &mut [f32]) {
     for i in (0..topo.len().saturating_sub(topo.cols)).rev() {
-        if !topo.pinned[i] {
+        if !topo.pinned[i] && cut[i + topo.cols] & CUT_UP == 0 {
             max_distance[i] = max_distance[i].min(max_distance[i + topo.cols]);
         }
     }
@@ -1108,6 +1109,35 @@ mod tests {
             wa,
             wb,
         }
+    }
+
+    #[test]
+    fn a_torn_vertical_link_frees_the_column_above_from_the_limit_below_it() {
+        // 3 x 4, top row pinned. Column 1's hem particle is painted to 0: with the column
+        // hung at rest length from above, the particles over it take the same limit.
+        let topo = Topology::flat_grid(3, 4, 0.1, Vec3::ZERO);
+        let (above, below) = (3 + 1, 2 * 3 + 1);
+        let mut cloth = Cloth::new(topo, &FabricParams::default());
+        let mut painted = vec![None; 12];
+        painted[3 * 3 + 1] = Some(0.0);
+        cloth.set_painted_max_distances(&painted);
+        assert_eq!(cloth.max_distances()[above], 0.0);
+        // The link from row 1 down to row 2 tears: row 1 keeps its own limit.
+        let torn = (cloth.topo.links.iter())
+            .position(|l| (l.a as usize, l.b as usize) == (above, below))
+            .unwrap();
+        let topo = cloth.topo.clone();
+        cloth.tears.tear(&topo, torn);
+        cloth.refresh_limits();
+        let own = cloth
+            .params
+            .max_distance_at(topo.row_fraction(above), false);
+        assert_eq!(cloth.max_distances()[above], own);
+        assert_eq!(
+            cloth.max_distances()[below],
+            0.0,
+            "still over the painted hem"
+        );
     }
 
     #[test]
