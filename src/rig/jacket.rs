@@ -995,21 +995,11 @@ fn ellipsoid_ring(layout: &JacketLayout, posed: &[PosedEllipsoid], y: f32, floor
     let (mut max_x, mut front, mut back) = (floor.x, floor.y, floor.z);
     // Sample each ellipsoid's surface; keep points within a band around this height.
     for e in posed {
-        for i in 0..48 {
-            let phi = TAU * i as f32 / 48.0;
-            for j in 1..24 {
-                let theta = PI * j as f32 / 24.0;
-                let unit = Vec3::new(
-                    theta.sin() * phi.cos(),
-                    theta.cos(),
-                    theta.sin() * phi.sin(),
-                );
-                let p = e.from_unit_sphere(unit);
-                if (p.y - y).abs() < 0.03 * k {
-                    max_x = max_x.max(p.x.abs());
-                    front = front.max(p.z);
-                    back = back.max(-p.z);
-                }
+        for p in surface_samples(e) {
+            if (p.y - y).abs() < 0.03 * k {
+                max_x = max_x.max(p.x.abs());
+                front = front.max(p.z);
+                back = back.max(-p.z);
             }
         }
     }
@@ -1019,6 +1009,23 @@ fn ellipsoid_ring(layout: &JacketLayout, posed: &[PosedEllipsoid], y: f32, floor
         rz: (front + back) * 0.5 + layout.clearance,
         cz: (front - back) * 0.5,
     }
+}
+
+/// Points spread over the surface of `e` (48 around, 23 from top to bottom, the poles left
+/// out): what the rings are fitted around.
+pub(super) fn surface_samples(e: &PosedEllipsoid) -> impl Iterator<Item = Vec3> + '_ {
+    (0..48).flat_map(move |i| {
+        let phi = TAU * i as f32 / 48.0;
+        (1..24).map(move |j| {
+            let theta = PI * j as f32 / 24.0;
+            let unit = Vec3::new(
+                theta.sin() * phi.cos(),
+                theta.cos(),
+                theta.sin() * phi.sin(),
+            );
+            e.from_unit_sphere(unit)
+        })
+    })
 }
 
 /// `ring` grown about its centre, keeping its proportions, just enough that every point is

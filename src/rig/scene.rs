@@ -150,6 +150,10 @@ pub struct Scene {
     indices_torn: Option<usize>,
     /// Per particle, the rest length of the vertical link into it ([`vertical_rest`]).
     vertical_rest: Vec<f32>,
+    /// Per particle, the rest length of the horizontal link to its right ([`across_rest`]).
+    across_rest: Vec<f32>,
+    /// The skirt's pass after the step's scratch: which columns it moved.
+    skirt_moved: Vec<bool>,
     /// The skirt's leg lines this step (`None` for another garment).
     leg_lines: Option<LegLines>,
     /// Whether the skirt keeps out of the legs with its leg lines (on unless a test or a
@@ -245,6 +249,8 @@ impl Scene {
             stats: FrameStats::default(),
             skinned: false,
             vertical_rest: vertical_rest(n, &vertical),
+            across_rest: across_rest(n, &horizontal),
+            skirt_moved: Vec::new(),
             vertical,
             horizontal,
             fold_lines: preset.fold_lines.clone(),
@@ -330,6 +336,7 @@ impl Scene {
                 self.vertical = links_of(&rig, ConstraintKind::StretchVertical);
                 self.horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
                 self.vertical_rest = vertical_rest(rig.topology.len(), &self.vertical);
+                self.across_rest = across_rest(rig.topology.len(), &self.horizontal);
                 self.layout = layout;
             }
             let mut rest_model = Vec::new();
@@ -505,14 +512,18 @@ impl Scene {
         let _ = self.cloth.step(&input);
         if self.garment == Garment::Skirt {
             let lines = self.leg_lines.filter(|_| self.leg_lines_on);
+            let p = self.cloth.params();
             let hold = super::skirt::Hold {
                 rest: &self.vertical_rest,
+                across: &self.across_rest,
                 reference: &self.references,
                 body: &self.colliders[..self.body_colliders()],
-                margin: self.cloth.params().collision_margin,
+                margin: p.collision_margin,
+                sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
             };
+            let moved = &mut self.skirt_moved;
             self.cloth.adjust_positions(|topo, md, pos, prev| {
-                super::skirt::after_step(lines.as_ref(), topo, md, &hold, pos, prev)
+                super::skirt::after_step(lines.as_ref(), topo, md, &hold, pos, prev, moved)
             });
         }
         let step_seconds = cloth_start.elapsed().as_secs_f32();
@@ -974,6 +985,16 @@ fn vertical_rest(particles: usize, vertical: &[(u32, u32, f32)]) -> Vec<f32> {
     let mut out = vec![0.0; particles];
     for &(_, b, rest) in vertical {
         out[b as usize] = rest;
+    }
+    out
+}
+
+/// Per particle, the rest length of the horizontal link to its right (0 on the last column):
+/// what the skirt's pass after the step holds its rows to.
+fn across_rest(particles: usize, horizontal: &[(u32, u32, f32)]) -> Vec<f32> {
+    let mut out = vec![0.0; particles];
+    for &(a, _, rest) in horizontal {
+        out[a as usize] = rest;
     }
     out
 }
