@@ -62,7 +62,9 @@ pub use collision::{push_out_all, Collider};
 pub use fixed_step::FixedStep;
 pub use fold::{FoldAxis, FoldError, FoldLine};
 pub use frame::Frame;
-pub use hard_pass::{clear_point_on_sphere, swing_clear, HARD_TOLERATED_DEPTH};
+pub use hard_pass::{
+    clear_point_on_sphere, sideways_share, swing_clear, HARD_TOLERATED_DEPTH, SIDEWAYS_PASSES,
+};
 pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamMut, ParamSpec};
 pub use relax::Kernel;
 pub use topology::{ConstraintKind, Link, Topology, TopologyError};

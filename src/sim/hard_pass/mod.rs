@@ -38,11 +38,14 @@ const FINAL_COLLISION_SWEEPS: usize = 4;
 /// particles leaves a dozen links over the limit whose excess the passes slide along the row
 /// link by link: 16 passes left tweed's hem 19 % long after a sprint stop, 64 (with the
 /// overshoot of [`sideways_share`]) 8.6 %. Nearly every row stops after its first pass.
-const SIDEWAYS_PASSES: usize = 64;
+pub const SIDEWAYS_PASSES: usize = 64;
 /// How far past the deformation limit (share of rest length) a link may still be when the
 /// sideways limit stops. A link pulled onto the limit can come out a rounding error over it;
 /// pulled only that far, 303 rows of the tweed's sprint_stop ran all 16 passes for that.
 const SIDEWAYS_TOLERANCE: f32 = 1e-3;
+/// How far below the deformation limit [`sideways_share`] pulls an over-long link, as a share
+/// of how far over it was: 1, as far below as over (successive over-relaxation at 2).
+pub const SIDEWAYS_OVERSHOOT: f32 = 1.0;
 /// Collision swings per correction in the sideways limit.
 const SIDEWAYS_COLLISION_PASSES: usize = 2;
 /// Columns per block when the pass runs on several threads.
@@ -266,7 +269,7 @@ impl HardPass {
                     continue;
                 }
                 let d = pos[b] - pos[a];
-                let Some((s, far)) = sideways_share(d, l.rest, ratio) else {
+                let Some((s, far)) = sideways_share(d, l.rest, ratio, SIDEWAYS_OVERSHOOT) else {
                     continue;
                 };
                 over |= far;
@@ -338,17 +341,17 @@ impl HardPass {
 
 /// For a row link `d` (from one end to the other) of rest length `rest` longer than `ratio` x
 /// rest: the share of `d` the sideways limit takes off it, and whether it was more than
-/// [`SIDEWAYS_TOLERANCE`] over. The link is pulled as far below the limit as it was over it
-/// (never below its rest length): the passes are Gauss-Seidel sweeps along a chain, where
+/// [`SIDEWAYS_TOLERANCE`] over. The link is pulled `overshoot` x as far below the limit as it
+/// was over it (never below its rest length; the hard pass's is [`SIDEWAYS_OVERSHOOT`]): the passes are Gauss-Seidel sweeps along a chain, where
 /// pulling a link only to the limit hands most of its excess to its neighbours and a row
 /// held at one end by a leg took hundreds of passes to settle; overshooting (successive
 /// over-relaxation at 2) settles it in tens. A link below the limit is left alone, so the
 /// overshoot never pushes anything apart. `None` when it is within the limit.
-fn sideways_share(d: Vec3, rest: f32, ratio: f32) -> Option<(f32, bool)> {
+pub fn sideways_share(d: Vec3, rest: f32, ratio: f32, overshoot: f32) -> Option<(f32, bool)> {
     let s = excess(d, rest, ratio)?;
     let len = d.length();
     let over = s * len;
-    let target = (rest * ratio - over).max(rest);
+    let target = (rest * ratio - over * overshoot).max(rest);
     Some(((len - target) / len, over > SIDEWAYS_TOLERANCE * rest))
 }
 

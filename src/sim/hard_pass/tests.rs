@@ -287,14 +287,14 @@ fn the_sideways_limit_pulls_a_link_as_far_below_the_limit_as_it_was_over() {
     use super::sideways_share;
     let x = |len: f32| Vec3::new(len, 0.0, 0.0);
     // Within the limit: left alone.
-    assert!(sideways_share(x(0.105), 0.1, 1.08).is_none());
+    assert!(sideways_share(x(0.105), 0.1, 1.08, 1.0).is_none());
     // 0.12 with the limit at 0.108: 0.012 over, pulled to 0.096, but never below rest (0.1).
-    let (s, far) = sideways_share(x(0.12), 0.1, 1.08).unwrap();
+    let (s, far) = sideways_share(x(0.12), 0.1, 1.08, 1.0).unwrap();
     assert!(far && (0.12 * (1.0 - s) - 0.1).abs() < 1e-6, "{s}");
     // 0.11: 0.002 over, pulled to 0.106.
-    let (s, far) = sideways_share(x(0.11), 0.1, 1.08).unwrap();
+    let (s, far) = sideways_share(x(0.11), 0.1, 1.08, 1.0).unwrap();
     assert!(far && (0.11 * (1.0 - s) - 0.106).abs() < 1e-6, "{s}");
     // A hair over (less than the tolerance): still pulled, but it does not keep the row going.
-    let (s, far) = sideways_share(x(0.10805), 0.1, 1.08).unwrap();
+    let (s, far) = sideways_share(x(0.10805), 0.1, 1.08, 1.0).unwrap();
     assert!(!far && s > 0.0);
 }
