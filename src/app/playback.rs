@@ -8,7 +8,7 @@
 //! parameters: the same state as pressing Reset and stepping there, whatever was played or
 //! poked before. While the artist keeps dragging forward nothing changed in between, so the
 //! run goes on from where the last scrub left it instead of starting again. The fast-forward
-//! spends a bounded time per frame ([`super::timeline::SEEK_BUDGET`]), so a long scrub shows
+//! spends a bounded time per frame (`timeline::SEEK_BUDGET`), so a long scrub shows
 //! its progress and the window stays responsive. Scrubbing pauses playback.
 //!
 //! An A/B comparison plays a second scene beside the first ([`Playback::set_second`]): it

@@ -615,7 +615,7 @@ impl JacketRig {
     }
 
     /// Skins the render mesh with `frame.render_skin` into `pos` and `nrm` (resized once); the
-    /// normals are the skinned surface's ([`RenderMesh::surface_normals`]).
+    /// normals are the skinned surface's (`RenderMesh::surface_normals`).
     pub fn skin_render(&self, frame: &JacketFrame, pos: &mut Vec<Vec3>, nrm: &mut Vec<Vec3>) {
         let mesh = &self.render;
         pos.resize(mesh.positions.len(), Vec3::ZERO);

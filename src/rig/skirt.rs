@@ -363,7 +363,7 @@ pub struct Hold<'a> {
 }
 
 /// The skirt's pass after the cloth's step (after its hard pass), row by row from the top:
-/// welds the row's seam ([`weld_pair`]); puts each particle whose upper neighbour moved back
+/// welds the row's seam (`weld_pair`); puts each particle whose upper neighbour moved back
 /// at its rest length from it, outside the body; with `lines`, pushes the lower rows out of
 /// the legs and from between them ([`LegLines::push_out`]); then, with the deformation limit
 /// on, pulls the row's links longer than the limit together along the same spheres. So the
@@ -614,7 +614,7 @@ const HEM_SMOOTHING_PASSES: usize = 3;
 const HEM_SMOOTHING_STEP: f32 = 0.5;
 
 /// `ring` (the hem particles, a closed loop) smoothed for drawing into `out` (resized once):
-/// [`HEM_SMOOTHING_PASSES`] Laplacian passes, each point kept within `limit` of its particle
+/// `HEM_SMOOTHING_PASSES` Laplacian passes, each point kept within `limit` of its particle
 /// so the drawn hem stays on the simulated one (the skirt keeps it within the fabric's
 /// thickness: a hem drawn further off would leave the particles the leg lines and the
 /// collisions placed).

@@ -34,7 +34,7 @@ const RESCUE_COLLISION_PASSES: usize = 12;
 /// Sweeps over the colliders when a particle is pushed out after all, off its rest length.
 const FINAL_COLLISION_SWEEPS: usize = 4;
 /// Most passes of the sideways limit over a row (it stops at the first pass that finds every
-/// link within the limit, give or take [`SIDEWAYS_TOLERANCE`]). A leg between two hem
+/// link within the limit, give or take `SIDEWAYS_TOLERANCE`). A leg between two hem
 /// particles leaves a dozen links over the limit whose excess the passes slide along the row
 /// link by link: 16 passes left tweed's hem 19 % long after a sprint stop, 64 (with the
 /// overshoot of [`sideways_share`]) 8.6 %. Nearly every row stops after its first pass.
@@ -341,9 +341,9 @@ impl HardPass {
 
 /// For a row link `d` (from one end to the other) of rest length `rest` longer than `ratio` x
 /// rest: the share of `d` the sideways limit takes off it, and whether it was more than
-/// [`SIDEWAYS_TOLERANCE`] over. The link is pulled `overshoot` x as far below the limit as it
-/// was over it (never below its rest length; the hard pass's is [`SIDEWAYS_OVERSHOOT`]): the passes are Gauss-Seidel sweeps along a chain, where
-/// pulling a link only to the limit hands most of its excess to its neighbours and a row
+/// 0.1 % of the rest length over. The link is pulled `overshoot` x as far below the limit as it
+/// was over it (never below its rest length; the hard pass's is [`SIDEWAYS_OVERSHOOT`]): the
+/// passes are Gauss-Seidel sweeps along a chain, where pulling a link only to the limit hands most of its excess to its neighbours and a row
 /// held at one end by a leg took hundreds of passes to settle; overshooting (successive
 /// over-relaxation at 2) settles it in tens. A link below the limit is left alone, so the
 /// overshoot never pushes anything apart. `None` when it is within the limit.
