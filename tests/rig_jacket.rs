@@ -394,7 +394,7 @@ fn the_jackets_rows_stay_near_their_length_where_arms_and_legs_pulled_them_apart
 }
 
 #[test]
-fn every_shipped_preset_keeps_its_rows_within_ten_percent_on_every_clip() {
+fn the_tweed_down_jacket_and_veil_keep_their_rows_within_ten_percent_on_every_clip() {
     // Issue 18 item 8: the horizontal maximum over 6 s of every clip, for the tweed, the down
     // jacket and the veil. Before the sideways limit overshot and ran to convergence a thigh
     // between two hem particles left the tweed's hem 19 % long after a sprint stop, and the
