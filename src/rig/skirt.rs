@@ -19,7 +19,7 @@ use super::jacket::{
     BUILTIN_LANDMARKS,
 };
 use super::{Character, PosedEllipsoid, Role};
-use crate::sim::{sideways_share, swing_clear, Collider, Topology, SIDEWAYS_PASSES};
+use crate::sim::{hold_row_sideways, swing_clear, Collider, Topology};
 
 /// The smallest ring of a skirt's row (half width, front, back, metres on the built-in body).
 const RING_FLOOR: Vec3 = Vec3::new(0.1, 0.07, 0.07);
@@ -338,7 +338,7 @@ impl LegLines {
 }
 
 /// How far below the deformation limit the skirt's sideways hold pulls an over-long row link,
-/// as a share of how far over it was ([`sideways_share`], the hard pass's rule: overshooting
+/// as a share of how far over it was (`sideways_share`, the hard pass's rule: overshooting
 /// settles a row held at one end by a leg in far fewer passes). 0.6 rather than the hard
 /// pass's 1: pulled only to the limit, the walk's hem stayed 10.3 % long; pulled as far below
 /// as over, 8.1 %, but neighbours drawn that close leave hem corners the drawn spline cannot
@@ -476,8 +476,8 @@ impl Hold<'_> {
     }
 
     /// Row `r`'s horizontal links longer than `ratio` x rest pulled together, past the limit
-    /// by [`SIDEWAYS_OVERSHOOT`] of their excess (up to the hard pass's [`SIDEWAYS_PASSES`]
-    /// passes, until every link is within its tolerance), half each end
+    /// by [`SIDEWAYS_OVERSHOOT`] of their excess by the hard pass's own loop
+    /// ([`hold_row_sideways`]), half each end
     /// (the whole correction on one end where the other cannot move), each end moved only as
     /// [`Hold::place`] lets it (on its sphere, outside the body and the leg lines, within its
     /// max distance) and kept only where that brings it nearer the other end. The seam's two
@@ -496,56 +496,36 @@ impl Hold<'_> {
         let cols = topo.cols;
         let first = r * cols;
         let seam = !(topo.pinned[first] || topo.pinned[first + cols - 1]);
-        for _ in 0..SIDEWAYS_PASSES {
-            let mut over = false;
-            for c in 0..cols - 1 {
-                let (a, b) = (first + c, first + c + 1);
-                let rest = self.across[a];
-                let d = pos[b] - pos[a];
-                if rest <= 0.0 {
-                    continue;
-                }
-                let Some((s, far)) = sideways_share(d, rest, ratio, SIDEWAYS_OVERSHOOT) else {
-                    continue;
-                };
-                over |= far;
-                let half = d * (s * 0.5);
-                let mut move_end = |i: usize, target: Vec3, other: Vec3, pos: &mut [Vec3]| {
-                    if topo.pinned[i] {
-                        return false;
-                    }
-                    let (p, _, clear) = self.place(i, pos[i - cols], target, true, lines, md);
-                    // Kept only clear of the body (the max distance step after the swing can
-                    // take it back in) and nearer the other end.
-                    let inside = self.body.iter().any(|c| c.penetration(p, 0.0) > 0.0);
-                    if !clear || inside || p.distance(other) >= pos[i].distance(other) {
-                        return false;
-                    }
-                    pos[i] = p;
-                    moved[i - first] = true;
-                    // The seam's ends are one particle.
-                    let twin = match i - first {
-                        0 if seam => Some(first + cols - 1),
-                        k if seam && k == cols - 1 => Some(first),
-                        _ => None,
-                    };
-                    if let Some(t) = twin {
-                        pos[t] = p;
-                        moved[t - first] = true;
-                    }
-                    true
-                };
-                let moved_a = move_end(a, pos[a] + half, pos[b], pos);
-                let share = if moved_a { half } else { half * 2.0 };
-                let moved_b = move_end(b, pos[b] - share, pos[a], pos);
-                if moved_a && !moved_b {
-                    move_end(a, pos[a] + half, pos[b], pos);
-                }
+        let link = |c: usize| {
+            let rest = self.across[first + c];
+            (rest > 0.0).then_some((first + c, first + c + 1, rest))
+        };
+        let move_end = |i: usize, target: Vec3, other: Vec3, pos: &mut [Vec3]| {
+            if topo.pinned[i] {
+                return false;
             }
-            if !over {
-                break;
+            let (p, _, clear) = self.place(i, pos[i - cols], target, true, lines, md);
+            // Kept only clear of the body (the max distance step after the swing can take it
+            // back in) and nearer the other end.
+            let inside = self.body.iter().any(|c| c.penetration(p, 0.0) > 0.0);
+            if !clear || inside || p.distance(other) >= pos[i].distance(other) {
+                return false;
             }
-        }
+            pos[i] = p;
+            moved[i - first] = true;
+            // The seam's ends are one particle.
+            let twin = match i - first {
+                0 if seam => Some(first + cols - 1),
+                k if seam && k == cols - 1 => Some(first),
+                _ => None,
+            };
+            if let Some(t) = twin {
+                pos[t] = p;
+                moved[t - first] = true;
+            }
+            true
+        };
+        hold_row_sideways(cols - 1, link, ratio, SIDEWAYS_OVERSHOOT, pos, move_end);
     }
 }
 

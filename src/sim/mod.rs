@@ -63,7 +63,8 @@ pub use fixed_step::FixedStep;
 pub use fold::{FoldAxis, FoldError, FoldLine};
 pub use frame::Frame;
 pub use hard_pass::{
-    clear_point_on_sphere, sideways_share, swing_clear, HARD_TOLERATED_DEPTH, SIDEWAYS_PASSES,
+    clear_point_on_sphere, hold_row_sideways, sideways_share, swing_clear, HARD_TOLERATED_DEPTH,
+    SIDEWAYS_PASSES,
 };
 pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamMut, ParamSpec};
 pub use relax::Kernel;

@@ -255,40 +255,20 @@ impl HardPass {
         }
     }
 
-    /// Pulls the ends of the row's horizontal links that are longer than `ratio` x rest toward
-    /// each other (past the limit, see [`sideways_share`]), each end only along the sphere around its upper neighbour (so the column
-    /// keeps its rest length), then swung on that sphere back within its max distance and out
-    /// of the colliders; an end that cannot be cleared that way stays where it was.
+    /// Holds the row's horizontal links to `ratio` x rest ([`hold_row_sideways`]), each end
+    /// moved only along the sphere around its upper neighbour (so the column keeps its rest
+    /// length), then swung on that sphere back within its max distance and out of the
+    /// colliders; an end that cannot be cleared that way stays where it was.
     fn limit_row_sideways(&self, row: usize, pos: &mut [Vec3], input: &HardInput, ratio: f32) {
         let links = &self.row_links[self.row_start[row]..self.row_start[row + 1]];
-        for _ in 0..SIDEWAYS_PASSES {
-            let mut over = false;
-            for l in links {
-                let (a, b) = (l.a as usize, l.b as usize);
-                if input.is_cut(a, CUT_RIGHT) {
-                    continue;
-                }
-                let d = pos[b] - pos[a];
-                let Some((s, far)) = sideways_share(d, l.rest, ratio, SIDEWAYS_OVERSHOOT) else {
-                    continue;
-                };
-                over |= far;
-                let half = d * (s * 0.5);
-                // Where one end cannot move (pinned, held by its max distance or a collider),
-                // the other takes the whole correction; where the second cannot, the first
-                // tries the rest: half each would leave a chain held at one end stretched
-                // after every pass.
-                let moved_a = self.move_end(a, pos[a] + half, pos[b], pos, input);
-                let share = if moved_a { half } else { half * 2.0 };
-                let moved_b = self.move_end(b, pos[b] - share, pos[a], pos, input);
-                if moved_a && !moved_b {
-                    self.move_end(a, pos[a] + half, pos[b], pos, input);
-                }
-            }
-            if !over {
-                break;
-            }
-        }
+        let link = |k: usize| {
+            let l = &links[k];
+            let (a, b) = (l.a as usize, l.b as usize);
+            (!input.is_cut(a, CUT_RIGHT)).then_some((a, b, l.rest))
+        };
+        let move_end =
+            |i, target, other, pos: &mut [Vec3]| self.move_end(i, target, other, pos, input);
+        hold_row_sideways(links.len(), link, ratio, SIDEWAYS_OVERSHOOT, pos, move_end);
     }
 
     /// Moves particle `i` toward `target`, only along the sphere around its upper neighbour
@@ -353,6 +333,44 @@ pub fn sideways_share(d: Vec3, rest: f32, ratio: f32, overshoot: f32) -> Option<
     let over = s * len;
     let target = (rest * ratio - over * overshoot).max(rest);
     Some(((len - target) / len, over > SIDEWAYS_TOLERANCE * rest))
+}
+
+/// Holds one row's horizontal links to `ratio` x rest: up to [`SIDEWAYS_PASSES`] passes over
+/// the `n` links (`link(k)`: its ends and rest length, `None` for one left out), each link
+/// longer than the limit pulled [`sideways_share`] (with `overshoot`) shorter, half from each
+/// end, until every link is within the tolerance. `move_end(i, target, other, pos)` moves end
+/// `i` toward `target` as far as the caller's constraints let it (`other` is the link's other
+/// end) and says whether it moved. Where one end cannot move (pinned, held by its max distance
+/// or a collider) the other takes the whole correction; where the second cannot, the first
+/// tries the rest: half each would leave a chain held at one end stretched after every pass.
+pub fn hold_row_sideways(
+    n: usize,
+    link: impl Fn(usize) -> Option<(usize, usize, f32)>,
+    ratio: f32,
+    overshoot: f32,
+    pos: &mut [Vec3],
+    mut move_end: impl FnMut(usize, Vec3, Vec3, &mut [Vec3]) -> bool,
+) {
+    for _ in 0..SIDEWAYS_PASSES {
+        let mut over = false;
+        for (a, b, rest) in (0..n).filter_map(&link) {
+            let d = pos[b] - pos[a];
+            let Some((s, far)) = sideways_share(d, rest, ratio, overshoot) else {
+                continue;
+            };
+            over |= far;
+            let half = d * (s * 0.5);
+            let moved_a = move_end(a, pos[a] + half, pos[b], pos);
+            let share = if moved_a { half } else { half * 2.0 };
+            let moved_b = move_end(b, pos[b] - share, pos[a], pos);
+            if moved_a && !moved_b {
+                move_end(a, pos[a] + half, pos[b], pos);
+            }
+        }
+        if !over {
+            break;
+        }
+    }
 }
 
 /// Where the hard pass puts the lower particle `b` of link `l`: at rest length from its upper
