@@ -171,45 +171,44 @@ impl Document {
         edits.put_into(&mut self.preset);
     }
 
+    /// Changes the preset with `change`: one undo step at once, or with `pointer_down` part of
+    /// the gesture that becomes one step on release.
+    fn edit(&mut self, pointer_down: bool, change: impl FnOnce(&mut Preset)) {
+        let before = self.edits();
+        change(&mut self.preset);
+        self.undo.track(&before, &self.edits(), pointer_down);
+    }
+
     /// Another garment, as one undo step (its fold lines and paint stay in the preset; the
     /// scene uses them where its grid takes them).
     pub fn edit_garment(&mut self, garment: Garment) {
-        let before = self.edits();
-        self.preset.garment = garment;
-        self.undo.track(&before, &self.edits(), false);
+        self.edit(false, |p| p.garment = garment);
     }
 
     /// Another list of fold lines, as one undo step.
     pub fn edit_fold_lines(&mut self, lines: Vec<FoldLine>) {
-        let before = self.edits();
-        self.preset.fold_lines = lines;
-        self.undo.track(&before, &self.edits(), false);
+        self.edit(false, |p| p.fold_lines = lines);
     }
 
     /// One frame of painting the max distance: a stroke (press to release) is one undo step;
     /// with `pointer_down` false (Clear paint) the change is a step at once.
     pub fn edit_max_distance_map(&mut self, map: Option<MaxDistanceMap>, pointer_down: bool) {
-        let before = self.edits();
-        self.preset.max_distance_map = map;
-        self.undo.track(&before, &self.edits(), pointer_down);
+        self.edit(pointer_down, |p| p.max_distance_map = map);
     }
 
     /// One frame of editing the look; a slider gesture is one undo step on release.
     pub fn edit_look(&mut self, look: Look, pointer_down: bool) {
-        let before = self.edits();
-        self.preset.look = look;
-        self.undo.track(&before, &self.edits(), pointer_down);
+        self.edit(pointer_down, |p| p.look = look);
     }
 
     /// One frame of knob editing from the parameter panel: `reset_one` when a knob was reset to
     /// its saved value (one step at once), else a slider gesture that is one step on release.
     pub fn edit_params(&mut self, params: FabricParams, reset_one: bool, pointer_down: bool) {
-        let before = self.edits();
-        self.preset.params = params;
         if reset_one {
-            self.undo.push(before);
+            self.undo.push(self.edits());
+            self.preset.params = params;
         } else {
-            self.undo.track(&before, &self.edits(), pointer_down);
+            self.edit(pointer_down, |p| p.params = params);
         }
     }
 
