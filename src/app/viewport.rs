@@ -712,7 +712,7 @@ impl<'a> Pickable<'a> {
     pub fn of(scene: &'a Scene) -> Self {
         let root = scene.root();
         Self {
-            root: Mat4::from_rotation_translation(root.rotation, root.translation),
+            root: root.matrix(),
             positions: scene.cloth().positions(),
             colliders: scene.colliders(),
         }

@@ -107,7 +107,7 @@ pub fn scene_data(scene: &mut Scene, look: FabricLook) -> SceneData<'_> {
     let jacket = scene.jacket();
     let cloth = scene.cloth();
     SceneData {
-        root: GMat4::from_rotation_translation(root.rotation, root.translation),
+        root: root.matrix(),
         body: Some(MeshData {
             positions: body.positions,
             normals: body.normals,

@@ -118,10 +118,7 @@ pub(crate) fn import(src: &Source, settings: &CharacterSettings) -> Result<Chara
         .chain(nodes.joints.iter().map(|&j| placement.frame(&world[j])))
         .collect();
     let skeleton = build_skeleton(&nodes, &names, &rest_frames).map_err(|e| src.err(e))?;
-    let inverse_bind = rest_frames
-        .iter()
-        .map(|f| Mat4::from_rotation_translation(f.rotation, f.translation).inverse())
-        .collect();
+    let inverse_bind = rest_frames.iter().map(|f| f.matrix().inverse()).collect();
     let mesh = SkinnedMesh {
         positions: bind_world.iter().map(|p| placement.point(*p)).collect(),
         normals: raw_mesh

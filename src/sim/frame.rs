@@ -1,6 +1,6 @@
 //! The character's rigid frame in the world.
 
-use glam::{Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 
 /// A rigid transform: where the character (its root) is in the world, or any other rigid
 /// placement. Maps a point `p` to `rotation * p + translation`.
@@ -19,6 +19,11 @@ impl Default for Frame {
 }
 
 impl Frame {
+    /// The frame as a matrix from its space to its parent's (rotation, then translation).
+    pub fn matrix(&self) -> Mat4 {
+        Mat4::from_rotation_translation(self.rotation, self.translation)
+    }
+
     /// No rotation, at the origin.
     pub const IDENTITY: Frame = Frame {
         rotation: Quat::IDENTITY,
