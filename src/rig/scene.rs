@@ -754,7 +754,8 @@ impl Scene {
         // The skirt's lower rows keep their references out of the leg lines too, so the max
         // distance sphere is centred where the leg lines let the cloth be.
         if let Some(lines) = &self.leg_lines {
-            lines.push_references(self.rig.topology.cols, &mut self.references);
+            let cols = self.rig.topology.cols;
+            lines.push_references(cols, &mut self.references);
         }
 
         self.keep_references_in_reach(margin);

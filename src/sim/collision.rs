@@ -372,7 +372,7 @@ pub fn push_out_all(
 }
 
 /// The closest points of segments `p0`-`p1` and `q0`-`q1`, one on each.
-fn closest_between_segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3, Vec3) {
+pub fn closest_between_segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3, Vec3) {
     let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
     let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
     let on_q = |s: f32| ((d2.dot(p0 + d1 * s - q0)) / e.max(1e-12)).clamp(0.0, 1.0);

@@ -58,7 +58,7 @@ pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
     EXPLODE_MIN_DISTANCE,
 };
-pub use collision::{push_out_all, Collider};
+pub use collision::{closest_between_segments, push_out_all, Collider};
 pub use fixed_step::FixedStep;
 pub use fold::{FoldAxis, FoldError, FoldLine};
 pub use frame::Frame;
