@@ -30,11 +30,11 @@ const HEM_ABOVE_KNEES: f32 = 0.03;
 /// The hem's size over the widest row's (a flared skirt): a stride spreads the knees, and a
 /// raised thigh lifts the front over it, further than a straight tube around the hips goes
 /// round, and the rows cannot stretch to follow. With the rows lifted over the legs whole
-/// ([`Hold::lift_links`]), the largest row stretch on the sprint stop, jump and dodge (6 s)
-/// was 25, 28 and 17 % at 1.45, 10, 9.5 and 9.4 % at 1.8 and 8.6, 8.5 and 8.7 % at 1.9
-/// (with [`BODY_EASE`] 5.5 cm), and stayed under 9 % with the damping +20 %, the hem's max
-/// distance +12 % or the world motion +50 % (1.7: 13-14 % with two of those); the shear and
-/// bend stiffness +30 % takes the sprint stop to 12 %.
+/// ([`Hold::lift_links`]) and the shipped skirt's knobs, the largest row stretch on the
+/// sprint stop, jump and dodge (6 s) is 19, 9.7 and 8.9 % at 1.6, 9.0, 9.5 and 8.8 % at 1.75
+/// and 8.4, 8.7 and 8.6 % at 1.9 (with [`BODY_EASE`] 5.5 cm), and stays at 9 % or under with
+/// the damping +20 %, the hem's max distance +12 %, the shear and bend stiffness +30 % or the
+/// world motion +50 %.
 const HEM_FLARE: f32 = 1.9;
 
 /// The leg lines' radius over the leg's own (its skin's distance from the bone line): a little
@@ -89,8 +89,9 @@ fn waist_and_knee(character: &Character) -> (f32, f32) {
 /// How far outside the body's ellipsoids (metres on the built-in body) every rest ring keeps
 /// its particles: the collision margin the hard pass and the references keep (up to 3 cm) and
 /// ease over the thighs, so the skirt hangs at rest length where the collision puts it and
-/// a thigh rising under it finds cloth to lift (3.5 cm: the sprint stop's rows 19 % long at
-/// the stride's peak; 5.5 cm: 8.6 %; 6 cm: 14 %, the ring then too loose over the hips).
+/// a thigh rising under it finds cloth to lift (with a 1.9 flare: 3.5 cm left the sprint
+/// stop's and the jump's rows 18 and 20 % long at the stride's peak, 4.5 cm 8.9 and 8.8 %,
+/// 5.5 cm 8.4 and 8.7 %).
 const BODY_EASE: f32 = 0.055;
 
 /// The skirt's rest rings on `character` posed by `model` (its rest pose): around the hips
