@@ -341,8 +341,13 @@ impl LegLines {
     /// `None` where it cuts none.
     pub fn link_depth(&self, p: Vec3, q: Vec3) -> Option<(f32, Vec3)> {
         let mut deepest: Option<(f32, Vec3)> = None;
+        let (mid, half) = ((p + q) * 0.5, p.distance(q) * 0.5);
         for [hip, knee, ankle] in self.joints {
             for (a, b) in [(hip, knee), (knee, ankle)] {
+                // Most links are far from most of the legs: a point's distance rules them out.
+                if distance_to_segment(mid, a, b) >= self.radius + half {
+                    continue;
+                }
                 let (on_link, on_leg) = closest_between_segments(p, q, a, b);
                 let off = on_link - on_leg;
                 let d = off.length();
