@@ -7,7 +7,7 @@
 //! Everything here is in character space (the root's frame). The per-frame functions take
 //! their output buffers and allocate nothing once those are sized.
 
-use std::f32::consts::{PI, TAU};
+use std::f32::consts::{FRAC_PI_2, PI, TAU};
 
 use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
@@ -1456,30 +1456,38 @@ impl Arm {
     }
 }
 
+/// Rings of a sleeve's cap ([`add_sleeve`]).
+const CAP_RINGS: usize = 6;
+
 /// A sleeve: a tube from the shoulder to the wrist, skinned along the arm chain.
 fn add_sleeve(rig: &JacketRig, arm: &Arm, skin: &RestSkin, m: &mut RenderMesh) {
     let (start, end, axis) = (arm.start, arm.end, arm.axis);
     let k = rig.layout.body_scale;
-    let (rings_n, around) = (24, SLEEVE_AROUND);
+    let (rings_n, around) = (24 + CAP_RINGS, SLEEVE_AROUND);
     let first = m.positions.len() as u32;
     // How far above the shoulder joint the sleeve starts.
     let tuck = 0.06 * k;
     for j in 0..=rings_n {
-        let t = j as f32 / rings_n as f32;
+        // The first rings round the cap over the shoulder as a quarter of an ellipse, from its
+        // top `tuck` above the joint on the arm's line to the sleeve's full width at the
+        // joint; the rest run down the arm. With the cap over two rings, a point and a ring at
+        // 85 % width, its top pushed out of the skin stood as a peak on the shoulder.
+        let (t, dome, lift) = if j < CAP_RINGS {
+            let a = FRAC_PI_2 * j as f32 / CAP_RINGS as f32;
+            (0.0, a.sin(), a.cos())
+        } else {
+            let t = (j - CAP_RINGS) as f32 / (rings_n - CAP_RINGS) as f32;
+            (t, 1.0, 0.0)
+        };
         // The sleeve starts inside the shoulder (under the yoke's edge) and flares there,
         // so no skin shows between the yoke and the sleeve.
-        let centre = start.lerp(end, t * 0.93) - axis * (tuck * (1.0 - t).powi(4));
+        let centre = start.lerp(end, t * 0.93) - axis * (tuck * lift);
         // A little extra room around the elbow, so a bent arm does not poke through.
         let elbow = (-((t * 0.93 - 0.5) / 0.08).powi(2)).exp();
-        // The cap rounds over the shoulder and closes at its top: an open tube standing above
-        // the shoulder joint showed as a flat-topped box with the inside of the sleeve in it.
-        // Its rings narrow as an ellipsoid's whose tip is the first ring's height above the
-        // joint (a cone to a point read as a peaked shoulder).
-        let rise = ((start - centre).dot(axis) / tuck).clamp(0.0, 1.0);
-        let dome = (1.0 - rise * rise).sqrt();
         let radius =
             (0.072 - 0.022 * t + 0.02 * (1.0 - t * 6.0).max(0.0) + 0.008 * elbow) * k * dome;
         let binding = arm.binding(rig, t * 0.93, (1.0 - t * 8.0).max(0.0));
+        let sleeve_v = (j as f32 - CAP_RINGS as f32) / (rings_n - CAP_RINGS) as f32;
         // The cap stays outside the yoke, which keeps half the clearance off the skin
         // (see `add_yoke`).
         let cap = (1.0 - t * 6.0).max(0.0);
@@ -1490,7 +1498,8 @@ fn add_sleeve(rig: &JacketRig, arm: &Arm, skin: &RestSkin, m: &mut RenderMesh) {
             m.push_vertex(
                 p.lerp(skin.outside(p, rig.layout.clearance * 0.75), cap),
                 n,
-                [i as f32 / around as f32 * 2.0, t * 3.0],
+                // Down the sleeve as down the arm, the cap's rings above (before) the first.
+                [i as f32 / around as f32 * 2.0, sleeve_v * 3.0],
                 binding,
             );
         }
@@ -1778,6 +1787,37 @@ mod tests {
             round_neck > 1.52 + 0.03,
             "round the neck the collar reaches only {round_neck:.3} m"
         );
+    }
+
+    /// How far the jacket's highest point out past the neck on the side `sign` of the body
+    /// (+1 left, -1 right) stands above the highest of its neighbours 3 to 6 cm away
+    /// (horizontally): a rounded shoulder drops a little over that distance, a peak a lot.
+    fn shoulder_peak_cm(positions: &[Vec3], sign: f32) -> f32 {
+        let side = positions.iter().filter(|p| p.x * sign > 0.12);
+        let top = side
+            .clone()
+            .fold(Vec3::MIN, |m, p| if p.y > m.y { *p } else { m });
+        let flat = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
+        let around = side
+            .filter(|p| (0.03..0.06).contains(&flat(**p).distance(flat(top))))
+            .fold(f32::MIN, |m, p| m.max(p.y));
+        (top.y - around) * 100.0
+    }
+
+    #[test]
+    fn the_sleeve_caps_round_over_the_shoulders_without_a_peak() {
+        let c = Character::builtin();
+        for garment in [Garment::Jacket, Garment::HoodedJacket] {
+            let rig = JacketRig::new(&c, &JacketLayout::fitted(&c), garment).unwrap();
+            for sign in [1.0, -1.0] {
+                // 2.0 cm when the cap closed over two rings to a point pushed out of the skin.
+                let peak = shoulder_peak_cm(&rig.render.positions, sign);
+                assert!(
+                    peak < 1.0,
+                    "{garment:?}: the shoulder's top stands {peak:.2} cm over the cloth 3-6 cm round it"
+                );
+            }
+        }
     }
 
     #[test]
