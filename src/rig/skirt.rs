@@ -386,10 +386,11 @@ impl LegLines {
         }
     }
 
-    /// A reference point `p` on row `r` of `rows`: on the rows the leg lines hold, pushed out
-    /// of the legs away from the skirt's axis ([`Self::push_outward`]) and from between them.
+    /// A reference point `p` on row `r` of `rows`: on the rows that go over the legs
+    /// ([`OVER_LEGS_ROWS`]), pushed out of the legs away from the skirt's axis
+    /// ([`Self::push_outward`]) and from between them.
     fn push_reference(&self, r: usize, rows: usize, p: Vec3) -> Vec3 {
-        if !self.push_row(r, rows) {
+        if !over_legs(r, rows) {
             return p;
         }
         let (centre, up, forward) = self.axis;
@@ -442,11 +443,19 @@ impl LegLines {
 /// mixamo sprint_stop particle 1.5 cm in the body. 0.6: walk 8.8 %, tests pass.
 const SIDEWAYS_OVERSHOOT: f32 = 0.6;
 
-/// How far up the skirt its rows are lifted over the legs ([`Hold::lift_links`]): from this
-/// fraction of the way down to the hem. Higher than the leg lines' own rows
-/// ([`LEG_LINE_ROWS`]): a thigh raised to a sprint's stride lifts the rows just under the hips
-/// too (from half way down: the sprint stop's row 4 was 19 % long at the stride's peak).
-const LIFT_ROWS: f32 = 0.3;
+/// How far up the skirt its rows go over the legs: from this fraction of the way down to the
+/// hem, their links are lifted over a leg whole ([`Hold::lift_links`]) and their reference
+/// points pushed out over it ([`LegLines::push_reference`]). Higher than the leg lines' own
+/// rows ([`LEG_LINE_ROWS`]): a thigh raised to a sprint's stride lifts the rows just under the
+/// hips too (lifted from half way down, the sprint stop's row 4 was 19 % long at the stride's
+/// peak; with the references of rows 3 and 4 left under the thigh, an imported character's
+/// run was 27-29 %, pushed over it 12-13 %).
+const OVER_LEGS_ROWS: f32 = 0.3;
+
+/// Whether row `r` of `rows` goes over the legs ([`OVER_LEGS_ROWS`]).
+fn over_legs(r: usize, rows: usize) -> bool {
+    r as f32 >= (rows - 1) as f32 * OVER_LEGS_ROWS
+}
 
 /// How many times [`Hold::lift_links`] goes along a row: lifting one link can push its
 /// neighbour's end into the leg.
@@ -512,7 +521,7 @@ pub fn after_step(
         if moved[0] {
             pos[first + cols - 1] = pos[first];
         }
-        if let Some(lines) = lines.filter(|_| r as f32 >= (rows - 1) as f32 * LIFT_ROWS) {
+        if let Some(lines) = lines.filter(|_| over_legs(r, rows)) {
             hold.lift_links(topo, r, lines, md, pos, moved);
         }
         if let Some(ratio) = hold.sideways {
