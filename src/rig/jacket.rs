@@ -1188,8 +1188,10 @@ fn add_shells(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) {
     let layout = &rig.layout;
     let (nu, nv) = layout.render_grid();
     let half = layout.thickness * 0.5;
+    let lining = lining_uv_offset(layout, rings);
     for shell in 0..2 {
         let sign = if shell == 0 { 1.0 } else { -1.0 };
+        let [du, dv] = if shell == 0 { [0.0; 2] } else { lining };
         for j in 0..nv {
             for i in 0..nu {
                 let (u, v) = (layout.render_u(i), layout.render_v(j));
@@ -1204,8 +1206,8 @@ fn add_shells(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) {
                     surface_point(layout, rings, u, v) + n * offset,
                     n * sign,
                     [
-                        u / (layout.cols - 1) as f32 * 4.0,
-                        v / (layout.rows - 1) as f32 * 2.0,
+                        u / (layout.cols - 1) as f32 * SHELL_UV.0 + du,
+                        v / (layout.rows - 1) as f32 * SHELL_UV.1 + dv,
                     ],
                     lower_binding(rig, u, v),
                 );
@@ -1227,6 +1229,30 @@ fn add_shells(rig: &JacketRig, rings: &[Ring], m: &mut RenderMesh) {
         }
     }
     join_shells(nu, nv, &mut m.indices);
+}
+
+/// How many times the fabric's texture repeats around the lower jacket and down it.
+const SHELL_UV: (f32, f32) = (4.0, 2.0);
+
+/// The inner shell's texture coordinates' offset from the outer one's: the fabric's thickness
+/// in texture units, around and down. The strips joining the two shells at the hem and the
+/// front edges share their vertices; with the same coordinates on both shells a strip showed
+/// one column of the texture stretched across it, as stripes along the front edge. Offset, it
+/// shows the weave over the fabric's thickness, as a cut edge does.
+fn lining_uv_offset(layout: &JacketLayout, rings: &[Ring]) -> [f32; 2] {
+    let (nu, nv) = layout.render_grid();
+    let v = layout.render_v(nv / 2);
+    let around: f32 = (0..nu - 1)
+        .map(|i| {
+            let (a, b) = (layout.render_u(i), layout.render_u(i + 1));
+            surface_point(layout, rings, a, v).distance(surface_point(layout, rings, b, v))
+        })
+        .sum();
+    let down = (layout.top_height - layout.hem_height).max(1e-3);
+    [
+        layout.thickness * SHELL_UV.0 / around.max(1e-3),
+        layout.thickness * SHELL_UV.1 / down,
+    ]
 }
 
 /// Triangles joining the outer shell (the first `nu` x `nv` vertices) to the inner one (the
@@ -1815,6 +1841,37 @@ mod tests {
                 assert!(
                     peak < 1.0,
                     "{garment:?}: the shoulder's top stands {peak:.2} cm over the cloth 3-6 cm round it"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_edge_strips_show_the_weave_across_the_fabrics_thickness() {
+        // The strips joining the shells at the front edges and the hem run from an outer
+        // vertex to the inner one under it: their texture coordinates must differ by about
+        // the fabric's thickness, or the strip shows one column of the weave as stripes.
+        let c = Character::builtin();
+        let layout = JacketLayout::fitted(&c);
+        let rig = JacketRig::new(&c, &layout, Garment::Jacket).unwrap();
+        let (nu, nv) = layout.render_grid();
+        let uv = &rig.render.uvs;
+        // Texture units per metre, around and down: the whole repeat over the row's length
+        // (0.6 to 1.6 m round the body: the front is open) and the jacket's height.
+        let height = layout.top_height - layout.hem_height;
+        let per_metre = (SHELL_UV.0 / 1.6, SHELL_UV.0 / 0.6, SHELL_UV.1 / height);
+        for j in [0, nv / 2, nv - 1] {
+            for i in [0, nu - 1] {
+                let (outer, inner) = (uv[j * nu + i], uv[nu * nv + j * nu + i]);
+                let (du, dv) = (inner[0] - outer[0], inner[1] - outer[1]);
+                let t = layout.thickness;
+                assert!(
+                    (t * per_metre.0 * 0.99..t * per_metre.1 * 1.01).contains(&du.abs()),
+                    "edge ({i}, {j}): the strip spans {du} around"
+                );
+                assert!(
+                    (dv.abs() - t * per_metre.2).abs() < 1e-4,
+                    "({i}, {j}): {dv}"
                 );
             }
         }
