@@ -31,10 +31,10 @@ const HEM_ABOVE_KNEES: f32 = 0.03;
 /// raised thigh lifts the front over it, further than a straight tube around the hips goes
 /// round, and the rows cannot stretch to follow. With the rows lifted over the legs whole
 /// ([`Hold::lift_links`]) and the shipped skirt's knobs, the largest row stretch on the
-/// sprint stop, jump and dodge (6 s) is 19, 9.7 and 8.9 % at 1.6, 9.0, 9.5 and 8.8 % at 1.75
-/// and 8.4, 8.7 and 8.6 % at 1.9 (with [`BODY_EASE`] 5.5 cm), and stays at 9 % or under with
-/// the damping +20 %, the hem's max distance +12 %, the shear and bend stiffness +30 % or the
-/// world motion +50 %.
+/// sprint stop, jump and dodge (6 s) was 19, 9.7 and 8.9 % at 1.6, 9.0, 9.5 and 8.8 % at 1.75
+/// and 8.4, 8.7 and 8.6 % at 1.9 (with [`BODY_EASE`] 5.5 cm; the references pushed over the
+/// legs from half way down, see [`OVER_LEGS_ROWS`] for the rows above), and stays under 9 %
+/// with the damping +20 %, the hem's max distance +12 % or the world motion +50 %.
 const HEM_FLARE: f32 = 1.9;
 
 /// The leg lines' radius over the leg's own (its skin's distance from the bone line): a little
@@ -172,8 +172,9 @@ pub struct LegLines {
     pub joints: [[Vec3; 3]; 2],
     /// How far from the lines the cloth is kept, metres.
     pub radius: f32,
-    /// The skirt's axis: the pelvis joint, its up and its forward direction. The cloth is
-    /// pushed out of the legs away from it ([`LegLines::push_out`]).
+    /// The skirt's axis: the pelvis joint, its up and its forward direction. Reference points
+    /// leave the legs away from it ([`LegLines::push_references`]), and a link the legs' line
+    /// runs through is lifted away from it ([`LegLines::link_depth`]).
     pub axis: (Vec3, Vec3, Vec3),
 }
 
