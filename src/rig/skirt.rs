@@ -173,7 +173,7 @@ pub struct LegLines {
     /// How far from the lines the cloth is kept, metres.
     pub radius: f32,
     /// The skirt's axis: the pelvis joint, its up and its forward direction. Reference points
-    /// leave the legs away from it ([`LegLines::push_references`]), and a link the legs' line
+    /// leave the legs away from it (`LegLines::push_references`), and a link the legs' line
     /// runs through is lifted away from it ([`LegLines::link_depth`]).
     pub axis: (Vec3, Vec3, Vec3),
 }
@@ -338,8 +338,8 @@ impl LegLines {
 
     /// How deep the straight link from `p` to `q` cuts into the legs' capsules at its deepest,
     /// and the way out: from the leg's line to the link's nearest point (where the line runs
-    /// through the link, away from the skirt's axis and up, as [`Self::push_outward`]).
-    /// `None` where it cuts none.
+    /// through the link, away from the skirt's axis and up, as the reference points leave
+    /// them). `None` where it cuts none.
     pub fn link_depth(&self, p: Vec3, q: Vec3) -> Option<(f32, Vec3)> {
         let mut deepest: Option<(f32, Vec3)> = None;
         let (mid, half) = ((p + q) * 0.5, p.distance(q) * 0.5);
