@@ -64,6 +64,6 @@ pub use mesh::{skin, SkinnedMesh};
 pub use roles::{Role, Roles};
 pub use scene::{FrameStats, MeshView, Scene, SceneError};
 pub use settings::CharacterSettings;
-pub use skeleton::{Bone, Pose, Skeleton};
+pub use skeleton::{BodyAxis, Bone, Pose, Skeleton};
 pub use source::MAX_FILE_BYTES;
 pub use torn_mesh::open_indices;

@@ -11,7 +11,7 @@ use super::ellipsoid::Ellipsoid;
 use super::hood::{swing_deg, HoodInput, Pendulum, MAX_COLLIDERS};
 use super::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
 use super::skirt::LegLines;
-use super::{open_indices, skin, Character, Pose, Role};
+use super::{open_indices, skin, BodyAxis, Character, Pose, Role};
 use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
 use crate::sim::{
@@ -729,16 +729,10 @@ impl Scene {
         let legs = &body[self.torso_colliders.min(body.len())..];
         let legs = if veil { &[] } else { legs };
         let has_legs = !legs.is_empty();
-        let pelvis = self.model[self.pelvis];
-        let (centre, up) = (
-            pelvis.w_axis.truncate(),
-            pelvis.y_axis.truncate().normalize_or(Vec3::Y),
-        );
-        let forward = pelvis.z_axis.truncate().normalize_or(Vec3::Z);
+        let axis = BodyAxis::of_pelvis(self.model[self.pelvis]);
         let refs = self.references.iter_mut().zip(&mut self.leg_push);
         for ((r, push), _) in refs.zip(pinned).filter(|(_, &p)| !p) {
-            let d = *r - centre;
-            let out = (d - up * d.dot(up)).normalize_or(forward);
+            let out = axis.outward(*r);
             let t = legs
                 .iter()
                 .filter_map(|c| c.exit_along(*r, out, margin))
@@ -754,8 +748,7 @@ impl Scene {
         // The skirt's lower rows keep their references out of the leg lines too, so the max
         // distance sphere is centred where the leg lines let the cloth be.
         if let Some(lines) = &self.leg_lines {
-            let cols = self.rig.topology.cols;
-            lines.push_references(cols, &mut self.references);
+            lines.push_references(self.rig.topology.cols, &mut self.references);
         }
 
         self.keep_references_in_reach(margin);

@@ -18,7 +18,7 @@ use super::jacket::{
     landmarks, surface_samples, torso_rings, Binding, JacketLayout, JacketRig, Ring,
     BUILTIN_LANDMARKS,
 };
-use super::{Character, PosedEllipsoid, Role};
+use super::{BodyAxis, Character, PosedEllipsoid, Role};
 use crate::sim::{closest_between_segments, hold_row_sideways, swing_clear, Collider, Topology};
 
 /// The smallest ring of a skirt's row (half width, front, back, metres on the built-in body).
@@ -172,10 +172,10 @@ pub struct LegLines {
     pub joints: [[Vec3; 3]; 2],
     /// How far from the lines the cloth is kept, metres.
     pub radius: f32,
-    /// The skirt's axis: the pelvis joint, its up and its forward direction. Reference points
-    /// leave the legs away from it (`LegLines::push_references`), and a link the legs' line
-    /// runs through is lifted away from it ([`LegLines::link_depth`]).
-    pub axis: (Vec3, Vec3, Vec3),
+    /// The skirt's axis. Reference points leave the legs away from it
+    /// (`LegLines::push_references`), and a link the legs' line runs through is lifted away
+    /// from it ([`LegLines::link_depth`]).
+    pub axis: BodyAxis,
 }
 
 /// What the rig needs to pose the leg lines: the hip, knee and ankle bones of each leg and
@@ -227,15 +227,10 @@ impl LegBones {
 
     /// The leg lines in the pose `model`.
     pub(super) fn pose(&self, model: &[Mat4]) -> LegLines {
-        let pelvis = model[self.pelvis];
         LegLines {
             joints: [joints(&self.bones[0], model), joints(&self.bones[1], model)],
             radius: self.radius,
-            axis: (
-                pelvis.w_axis.truncate(),
-                pelvis.y_axis.truncate().normalize_or(Vec3::Y),
-                pelvis.z_axis.truncate().normalize_or(Vec3::Z),
-            ),
+            axis: BodyAxis::of_pelvis(model[self.pelvis]),
         }
     }
 }
@@ -358,11 +353,8 @@ impl LegLines {
                 let out = if d > 1e-5 {
                     off / d
                 } else {
-                    let (centre, up, forward) = self.axis;
-                    let c = on_link - centre;
-                    let o = (c - up * c.dot(up)).normalize_or(forward) + up;
-                    let u = (b - a).normalize_or_zero();
-                    (o - u * o.dot(u)).normalize_or(up)
+                    let up = self.axis.up;
+                    square_to(self.over(on_link), (a, b)).normalize_or(up)
                 };
                 deepest = Some((self.radius * PUSH_PAST - d, out));
             }
@@ -394,29 +386,33 @@ impl LegLines {
         if !over_legs(r, rows) {
             return p;
         }
-        let (centre, up, forward) = self.axis;
-        let d = p - centre;
-        let out = (d - up * d.dot(up)).normalize_or(forward);
-        self.out_of_gap(self.push_outward(p, out, up))
+        self.out_of_gap(self.push_outward(p))
+    }
+
+    /// The way over the legs from `p`: the skirt's outward direction there and up together
+    /// (turned square to a leg, the way out of it; [`Self::push_outward`]).
+    fn over(&self, p: Vec3) -> Vec3 {
+        self.axis.outward(p) + self.axis.up
     }
 
     /// `p` moved out past every leg segment (hip-knee, knee-ankle; of the lines' radius) that
-    /// it is inside or that lies further out on its way out: along the skirt's outward
-    /// direction `out` and `up` together, turned square to the segment. The skirt goes round
+    /// it is inside or that lies further out on its way out: along [`Self::over`], turned
+    /// square to the segment. The skirt goes round
     /// the outside of the legs and hangs over them, so a thigh raised under its front leaves
     /// the reference over and in front of it rather than under it, and two neighbours on
     /// either side of the thigh's line go the same way (pushed to their nearest surface,
     /// they went to its two sides, a thigh's width apart, and their links tore across it).
     /// A leg hanging straight down is pushed along `out` alone.
-    fn push_outward(&self, p: Vec3, out: Vec3, up: Vec3) -> Vec3 {
+    fn push_outward(&self, p: Vec3) -> Vec3 {
         let radius = self.radius * PUSH_PAST;
+        let over = self.over(p);
         let mut p = p;
         // Leaving one segment can put the point in the other at the knee: a few rounds.
         for _ in 0..4 {
             let mut moved = false;
             for [hip, knee, ankle] in self.joints {
                 for (a, b) in [(hip, knee), (knee, ankle)] {
-                    if let Some(q) = exit_square_to(p, out + up, (a, b), radius) {
+                    if let Some(q) = exit_square_to(p, over, (a, b), radius) {
                         p = q;
                         moved = true;
                     }
@@ -542,6 +538,31 @@ fn weld_pair(first: usize, last: usize, pos: &mut [Vec3], prev: &mut [Vec3]) {
     }
 }
 
+/// Puts particle `k` of row `r` at `p` and marks its column in `moved`; the seam's two ends
+/// (the row's first and last columns, unless pinned) are one particle and move together.
+fn set_seam_aware(
+    topo: &Topology,
+    r: usize,
+    k: usize,
+    p: Vec3,
+    pos: &mut [Vec3],
+    moved: &mut [bool],
+) {
+    let (cols, first) = (topo.cols, r * topo.cols);
+    let last = first + cols - 1;
+    let seam = !(topo.pinned[first] || topo.pinned[last]);
+    let twin = match k {
+        _ if !seam => k,
+        k if k == first => last,
+        k if k == last => first,
+        _ => k,
+    };
+    for k in [k, twin] {
+        pos[k] = p;
+        moved[k - first] = true;
+    }
+}
+
 impl Hold<'_> {
     /// Where particle `i` (hanging from `above`, now at `p`) goes: with `swing`, onto its rest
     /// length sphere around `above` and swung round the body where that is inside; with
@@ -594,6 +615,27 @@ impl Hold<'_> {
         (p, moved, clear_of_body)
     }
 
+    /// Particle `k` moved toward `target` as [`Hold::place`] swings it (on its rest-length
+    /// sphere round the particle above, out of the legs with `lines`, within its max
+    /// distance), or `None` where it is pinned or ends in the body: the swing did not clear
+    /// it, or the max distance step after the swing took it back in.
+    fn place_clear(
+        &self,
+        topo: &Topology,
+        k: usize,
+        target: Vec3,
+        lines: Option<&LegLines>,
+        md: &[f32],
+        pos: &[Vec3],
+    ) -> Option<Vec3> {
+        if topo.pinned[k] {
+            return None;
+        }
+        let (p, _, clear) = self.place(k, pos[k - topo.cols], target, true, lines, md);
+        let inside = self.body.iter().any(|b| b.penetration(p, 0.0) > 0.0);
+        (clear && !inside).then_some(p)
+    }
+
     /// Row `r`'s links that cut through a leg's capsule lifted out of it whole: both ends
     /// moved the same way ([`LegLines::link_depth`]), each only as [`Hold::place`] lets it,
     /// kept where the link then cuts less deep. Pushed out of the legs one by one, a link's
@@ -622,23 +664,9 @@ impl Hold<'_> {
                     continue;
                 };
                 let end = |k: usize| {
-                    if topo.pinned[k] {
-                        return pos[k];
-                    }
-                    let (p, _, clear) = self.place(
-                        k,
-                        pos[k - cols],
-                        pos[k] + out * depth,
-                        true,
-                        Some(lines),
-                        md,
-                    );
-                    let inside = self.body.iter().any(|b| b.penetration(p, 0.0) > 0.0);
-                    if clear && !inside {
-                        p
-                    } else {
-                        pos[k]
-                    }
+                    let target = pos[k] + out * depth;
+                    self.place_clear(topo, k, target, Some(lines), md, pos)
+                        .unwrap_or(pos[k])
                 };
                 let (pi, pj) = (end(i), end(j));
                 let after = lines.link_depth(pi, pj).map_or(0.0, |(d, _)| d);
@@ -646,18 +674,8 @@ impl Hold<'_> {
                     continue;
                 }
                 for (k, p) in [(i, pi), (j, pj)] {
-                    if p == pos[k] {
-                        continue;
-                    }
-                    // The seam's ends are one particle.
-                    let twin = match k - first {
-                        0 => first + cols - 1,
-                        c if c == cols - 1 => first,
-                        _ => k,
-                    };
-                    for k in [k, twin] {
-                        pos[k] = p;
-                        moved[k - first] = true;
+                    if p != pos[k] {
+                        set_seam_aware(topo, r, k, p, pos, moved);
                     }
                 }
                 lifted = true;
@@ -688,38 +706,29 @@ impl Hold<'_> {
     ) {
         let cols = topo.cols;
         let first = r * cols;
-        let seam = !(topo.pinned[first] || topo.pinned[first + cols - 1]);
         let link = |c: usize| {
             let rest = self.across[first + c];
             (rest > 0.0).then_some((first + c, first + c + 1, rest))
         };
         let move_end = |i: usize, target: Vec3, other: Vec3, pos: &mut [Vec3]| {
-            if topo.pinned[i] {
-                return false;
+            // Kept only nearer the other end.
+            match self.place_clear(topo, i, target, lines, md, pos) {
+                Some(p) if p.distance(other) < pos[i].distance(other) => {
+                    set_seam_aware(topo, r, i, p, pos, moved);
+                    true
+                }
+                _ => false,
             }
-            let (p, _, clear) = self.place(i, pos[i - cols], target, true, lines, md);
-            // Kept only clear of the body (the max distance step after the swing can take it
-            // back in) and nearer the other end.
-            let inside = self.body.iter().any(|c| c.penetration(p, 0.0) > 0.0);
-            if !clear || inside || p.distance(other) >= pos[i].distance(other) {
-                return false;
-            }
-            pos[i] = p;
-            moved[i - first] = true;
-            // The seam's ends are one particle.
-            let twin = match i - first {
-                0 if seam => Some(first + cols - 1),
-                k if seam && k == cols - 1 => Some(first),
-                _ => None,
-            };
-            if let Some(t) = twin {
-                pos[t] = p;
-                moved[t - first] = true;
-            }
-            true
         };
         hold_row_sideways(cols - 1, link, ratio, SIDEWAYS_OVERSHOOT, pos, move_end);
     }
+}
+
+/// `v` less its part along the segment `(a, b)`: square to it (`v` as it is where the
+/// segment has no length).
+fn square_to(v: Vec3, (a, b): (Vec3, Vec3)) -> Vec3 {
+    let u = (b - a).normalize_or_zero();
+    v - u * v.dot(u)
 }
 
 /// Where the ray from `p` along `toward` turned square to the segment `(a, b)` leaves the
@@ -727,8 +736,7 @@ impl Hold<'_> {
 /// Square to the segment, the ray keeps its place along it, so the capsule's cross-section
 /// it meets is one circle (round the segment's line, or round its nearer end beyond it).
 fn exit_square_to(p: Vec3, toward: Vec3, (a, b): (Vec3, Vec3), radius: f32) -> Option<Vec3> {
-    let u = (b - a).normalize_or_zero();
-    let dir = (toward - u * toward.dot(u)).normalize_or_zero();
+    let dir = square_to(toward, (a, b)).normalize_or_zero();
     if dir == Vec3::ZERO {
         return None;
     }
@@ -890,7 +898,11 @@ mod tests {
                 ],
             ],
             radius: 0.1,
-            axis: (Vec3::new(0.0, 0.9, 0.0), Vec3::Y, Vec3::Z),
+            axis: BodyAxis {
+                centre: Vec3::new(0.0, 0.9, 0.0),
+                up: Vec3::Y,
+                forward: Vec3::Z,
+            },
         }
     }
 
