@@ -7,6 +7,7 @@ pub mod camera;
 pub mod fabric;
 pub mod ground;
 pub mod headless;
+pub mod lit;
 pub mod quality;
 
 use glam::{Mat4 as GMat4, Quat, Vec3 as GVec3};
@@ -14,13 +15,14 @@ use serde::{Deserialize, Serialize};
 use three_d::{
     AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, CpuTexture, Cull,
     DirectionalLight, Gm, Indices, InstancedMesh, Instances, Light, MaterialType, Mesh, Object,
-    PhysicalMaterial, Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
+    Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
 };
 
 use crate::rig::Scene;
 use crate::sim::{Collider, FoldAxis, FoldLine, Topology};
 pub use camera::{OrbitCamera, View};
 pub use fabric::FabricLook;
+use lit::Lit;
 pub use quality::Quality;
 
 /// Which debug overlays are drawn. Persisted with the window state.
@@ -192,7 +194,7 @@ fn srgba(r: u8, g: u8, b: u8, a: u8) -> Srgba {
 
 /// A GPU mesh kept in step with CPU data that changes every frame.
 struct LiveMesh {
-    gm: Gm<Mesh, PhysicalMaterial>,
+    gm: Gm<Mesh, Lit>,
     vertices: usize,
     index_key: (usize, u64),
 }
@@ -237,7 +239,7 @@ impl LiveMesh {
         slot: &mut Option<LiveMesh>,
         ctx: &Context,
         data: &MeshData,
-        material: impl FnOnce() -> PhysicalMaterial,
+        material: impl FnOnce() -> Lit,
         uv_repeat: [f32; 2],
     ) {
         if !mesh_ok(data) {
@@ -274,7 +276,7 @@ impl LiveMesh {
 
 /// Instanced shapes for one overlay colour.
 struct Shapes {
-    gm: Gm<InstancedMesh, PhysicalMaterial>,
+    gm: Gm<InstancedMesh, Lit>,
     count: usize,
 }
 
@@ -287,9 +289,9 @@ impl Shapes {
             ..Default::default()
         };
         let mut material = if transparent {
-            PhysicalMaterial::new_transparent(ctx, &cpu)
+            Lit::transparent(ctx, &cpu)
         } else {
-            PhysicalMaterial::new_opaque(ctx, &cpu)
+            Lit::opaque(ctx, &cpu)
         };
         material.emissive = if transparent {
             srgba(0, 0, 0, 255)
@@ -341,16 +343,14 @@ fn ball(c: GVec3, r: f32) -> GMat4 {
 /// The renderer: GPU resources for one scene, kept between frames.
 pub struct Renderer {
     ctx: Context,
-    ground: Gm<Mesh, PhysicalMaterial>,
-    /// The same floor with [`ground::FlatGroundMaterial`], drawn instead while `flat_ground`.
-    flat: Gm<Mesh, ground::FlatGroundMaterial>,
+    ground: ground::Ground,
     /// Draw the ground with its cheap diffuse look (View > Quality > Fast).
     pub flat_ground: bool,
     body: Option<LiveMesh>,
     jacket: Option<LiveMesh>,
     /// The jacket's look and its material (made once per look: the fabric's texture is
     /// drawn on the CPU).
-    jacket_look: Option<(FabricLook, PhysicalMaterial)>,
+    jacket_look: Option<(FabricLook, Lit)>,
     /// The see-through jacket of an A/B comparison's ghost.
     ghost: Option<LiveMesh>,
     heat: Option<Gm<Mesh, three_d::ColorMaterial>>,
@@ -366,6 +366,10 @@ pub struct Renderer {
     bone_z: Shapes,
     wind: Shapes,
     key: DirectionalLight,
+    /// The key light without a shadow map: for the floor outside `shadow_patch`.
+    key_plain: DirectionalLight,
+    /// Where on the floor the key light's shadow map can darken it (`None`: no map).
+    shadow_patch: Option<ground::Patch>,
     fill: DirectionalLight,
     ambient: AmbientLight,
     /// The background colour, linear 0..1.
@@ -417,57 +421,13 @@ impl ShadowSource {
 impl Renderer {
     /// Creates the GPU resources on a three-d context (eframe's, or an offscreen one).
     pub fn new(ctx: &Context) -> Self {
-        let ground_tex = CpuTexture {
-            name: "ground".into(),
-            data: TextureData::RgbaU8(fabric::ground_texture(256)),
-            width: 256,
-            height: 256,
-            ..Default::default()
-        };
-        let mut plane = CpuMesh::square();
-        // 80 m square; one texture repeat per metre.
-        plane
-            .transform(
-                three_d::Mat4::from_angle_x(three_d::degrees(-90.0))
-                    * three_d::Mat4::from_scale(40.0),
-            )
-            .ok();
-        if let Some(uvs) = plane.uvs.as_mut() {
-            for uv in uvs.iter_mut() {
-                *uv *= 40.0;
-            }
-        }
-        let ground = Gm::new(
-            Mesh::new(ctx, &plane),
-            PhysicalMaterial::new_opaque(
-                ctx,
-                &CpuMaterial {
-                    albedo: Srgba::WHITE,
-                    albedo_texture: Some(ground_tex),
-                    roughness: 0.9,
-                    metallic: 0.0,
-                    ..Default::default()
-                },
-            ),
-        );
-        let flat = Gm::new(
-            Mesh::new(ctx, &plane),
-            ground::FlatGroundMaterial {
-                texture: ground
-                    .material
-                    .albedo_texture
-                    .clone()
-                    .expect("the ground material was made with its texture"),
-            },
-        );
         let cyl = CpuMesh::cylinder(6);
         let sph = CpuMesh::sphere(10);
         let sph_fine = CpuMesh::sphere(16);
         let arrow = CpuMesh::arrow(0.8, 0.5, 12);
         Self {
             ctx: ctx.clone(),
-            ground,
-            flat,
+            ground: ground::Ground::new(ctx),
             flat_ground: false,
             body: None,
             jacket: None,
@@ -485,12 +445,9 @@ impl Renderer {
             bone_y: Shapes::new(ctx, &cyl, srgba(60, 210, 80, 255), false),
             bone_z: Shapes::new(ctx, &cyl, srgba(70, 110, 245, 255), false),
             wind: Shapes::new(ctx, &arrow, srgba(120, 200, 255, 255), false),
-            key: DirectionalLight::new(
-                ctx,
-                2.4,
-                srgba(255, 246, 230, 255),
-                three_d::vec3(-0.5, -1.0, -0.6),
-            ),
+            key: key_light(ctx),
+            key_plain: key_light(ctx),
+            shadow_patch: None,
             fill: DirectionalLight::new(
                 ctx,
                 0.7,
@@ -522,8 +479,8 @@ impl Renderer {
         let (cam, followed, root) = view_of(viewport, camera, scene);
         self.update_meshes(root, scene, overlays);
         self.update_overlays(root, scene, overlays);
-        self.place_ground(followed);
         self.update_shadows(root, scene, overlays);
+        self.place_ground(followed);
 
         let mut objects: Vec<&dyn Object> = Vec::new();
         for m in [&self.body, &self.jacket].into_iter().flatten() {
@@ -561,27 +518,22 @@ impl Renderer {
             .map(|(s, _)| &s.gm as &dyn Object)
             .collect();
         let lights: [&dyn Light; 3] = [&self.key, &self.fill, &self.ambient];
+        let plain: [&dyn Light; 3] = [&self.key_plain, &self.fill, &self.ambient];
         let scissor = ScissorBox::from(viewport);
         let [r, g, b] = self.background;
         // The opaque character and overlays go first and the ground after them, so the
         // ground's costly lit pixels behind the character fail the depth test before they are
         // shaded (on a software rasteriser that is time; the picture is the same). See-through
         // things still come last, over the ground.
-        let (opaque, mut after): (Vec<&dyn Object>, Vec<&dyn Object>) = objects
+        let (opaque, after): (Vec<&dyn Object>, Vec<&dyn Object>) = objects
             .into_iter()
             .partition(|o| o.material_type() != MaterialType::Transparent);
-        after.insert(
-            0,
-            if self.flat_ground {
-                &self.flat
-            } else {
-                &self.ground
-            },
-        );
         target
             .clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0))
-            .render_partially(scissor, &cam, opaque, &lights)
-            .render_partially(scissor, &cam, after, &lights);
+            .render_partially(scissor, &cam, opaque, &lights);
+        self.ground
+            .draw(target, scissor, &cam, self.flat_ground, &lights, &plain);
+        target.render_partially(scissor, &cam, after, &lights);
         if !top_objects.is_empty() {
             target
                 .clear_partially(scissor, ClearState::depth(1.0))
@@ -631,7 +583,7 @@ impl Renderer {
                 &ctx,
                 &body,
                 || {
-                    PhysicalMaterial::new_opaque(
+                    Lit::opaque(
                         &ctx,
                         &CpuMaterial {
                             albedo: srgba(168, 174, 184, 255),
@@ -679,10 +631,8 @@ impl Renderer {
     /// its edge.
     fn place_ground(&mut self, followed: GVec3) {
         let step = |v: f32| (v / 10.0).round() * 10.0;
-        let under = GVec3::new(step(followed.x), 0.0, step(followed.z));
-        let at = m4(GMat4::from_translation(under));
-        self.ground.set_transformation(at);
-        self.flat.set_transformation(at);
+        self.ground
+            .place(step(followed.x), step(followed.z), self.shadow_patch);
     }
 
     /// The key light's shadow map from the body and jacket only (the ground would stretch
@@ -696,8 +646,7 @@ impl Renderer {
             .map(|m| &m.gm.geometry)
             .collect();
         if !overlays.shadows || casters.is_empty() {
-            self.key.clear_shadow_map();
-            self.shadow_age = None;
+            self.drop_shadow_map();
             return;
         }
         let meshes: Vec<&[GVec3]> = [
@@ -717,14 +666,32 @@ impl Renderer {
         });
         if keep {
             self.shadow_age = self.shadow_age.map(|age| age + 1);
-        } else if let Err(e) = self.key.generate_shadow_map(size, casters) {
+            return;
+        }
+        let mut bounds = three_d::AxisAlignedBoundingBox::EMPTY;
+        for c in &casters {
+            bounds.expand_with_aabb(three_d::Geometry::aabb(*c));
+        }
+        if let Err(e) = self.key.generate_shadow_map(size, casters) {
             eprintln!("cloth-tuner: shadow map failed: {e}");
-            self.key.clear_shadow_map();
-            self.shadow_age = None;
+            self.drop_shadow_map();
         } else {
             self.shadow_source.record(size, root, &meshes);
             self.shadow_age = Some(0);
+            self.shadow_patch = Some(ground::shadow_patch(bounds, self.key.direction, size));
+            if std::env::var("XD").is_ok() {
+                eprintln!(
+                    "{:?} {:?} {:?}",
+                    bounds, self.shadow_patch, self.key.direction
+                );
+            }
         }
+    }
+
+    fn drop_shadow_map(&mut self) {
+        self.key.clear_shadow_map();
+        self.shadow_age = None;
+        self.shadow_patch = None;
     }
 
     /// Drops the meshes and the shadow map, keeping the textures and materials, so the next
@@ -735,8 +702,7 @@ impl Renderer {
         self.jacket = None;
         self.ghost = None;
         self.heat = None;
-        self.key.clear_shadow_map();
-        self.shadow_age = None;
+        self.drop_shadow_map();
     }
 
     /// The three-d context the renderer draws with.
@@ -892,21 +858,31 @@ fn view_of(viewport: Viewport, camera: &OrbitCamera, scene: &SceneData) -> (Came
 
 /// The ghost's fabric: a cool, see-through tint that reads apart from any fabric look, seen
 /// from both sides, leaving the depth of the picture under it alone.
-fn ghost_material(ctx: &Context) -> PhysicalMaterial {
+/// The warm key light from above, in front and to the left; it casts the shadows.
+fn key_light(ctx: &Context) -> DirectionalLight {
+    DirectionalLight::new(
+        ctx,
+        2.4,
+        srgba(255, 246, 230, 255),
+        three_d::vec3(-0.5, -1.0, -0.6),
+    )
+}
+
+fn ghost_material(ctx: &Context) -> Lit {
     let cpu = CpuMaterial {
         albedo: srgba(120, 205, 255, 110),
         roughness: 0.8,
         metallic: 0.0,
         ..Default::default()
     };
-    let mut m = PhysicalMaterial::new_transparent(ctx, &cpu);
+    let mut m = Lit::transparent(ctx, &cpu);
     m.emissive = srgba(30, 60, 90, 255);
     m.render_states.cull = Cull::None;
     m.render_states.write_mask = three_d::WriteMask::COLOR;
     m
 }
 
-fn jacket_material(ctx: &Context, look: FabricLook) -> PhysicalMaterial {
+fn jacket_material(ctx: &Context, look: FabricLook) -> Lit {
     let size = 256;
     let tex = CpuTexture {
         name: format!("{look:?}"),
@@ -923,9 +899,9 @@ fn jacket_material(ctx: &Context, look: FabricLook) -> PhysicalMaterial {
         ..Default::default()
     };
     let mut m = if look.translucent() {
-        PhysicalMaterial::new_transparent(ctx, &cpu)
+        Lit::transparent(ctx, &cpu)
     } else {
-        PhysicalMaterial::new_opaque(ctx, &cpu)
+        Lit::opaque(ctx, &cpu)
     };
     // Cloth is a sheet: both sides are seen (inside of the jacket, through the veil).
     m.render_states.cull = Cull::None;
