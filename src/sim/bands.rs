@@ -117,8 +117,8 @@ fn relax_bands(pos: &mut [P4], base: usize, bands: &[Band], k: &Stiffness) {
         [] => {}
         [band] => {
             let pos = &mut pos[band.start - base..band.end - base];
-            relax(pos, &band.stretch, k.stretch, k.kernel);
-            relax(pos, &band.shear_bend, k.shear_bend, k.kernel);
+            relax(pos, &band.stretch, [k.stretch; 2], k.kernel);
+            relax(pos, &band.shear_bend, [k.shear_bend; 2], k.kernel);
         }
         _ => {
             let (low, high) = bands.split_at(bands.len() / 2);

@@ -52,6 +52,10 @@ const COLLIDER_CAPACITY: usize = 32;
 /// Passes of the deformation limit per step.
 const LIMIT_PASSES: usize = 2;
 
+/// The most link visits a step's passes are planned as one list for (16 bytes of plan and 24 of
+/// link each): up to 64 x 64 at 10 passes; larger cloths plan one pass.
+const RUN_MAX_LINKS: usize = 1 << 18;
+
 /// What drives one step: the character's frame and pose, and the colliders. All in character
 /// space except `frame`, which places the character in the world.
 #[derive(Clone, Copy, Debug)]
@@ -148,6 +152,14 @@ pub struct Cloth {
     params: FabricParams,
     stretch: LinkList,
     shear_bend: LinkList,
+    /// One pass, the stretch links then the shear/bend links, as one list (the second
+    /// stiffness for the shear/bend links): the same result as the two lists one after the
+    /// other, and the shear/bend links of the top rows start while the stretch links of the
+    /// lower rows are still being relaxed (see `LinkList::levelled`).
+    pass: LinkList,
+    /// Every pass of a step as one list, for a step with no colliders between its passes
+    /// (with the number of passes it holds); `None` when the cloth is too large for it.
+    run: Option<(u32, LinkList)>,
     /// The same links in bands, for the banded order (`None`: the serial sweep above).
     bands: Option<Bands>,
     /// The order the links are visited in.
@@ -239,13 +251,7 @@ impl Cloth {
             };
             links
                 .into_iter()
-                .map(|l| Proj {
-                    a: l.a,
-                    b: l.b,
-                    rest: l.rest,
-                    wa: 0.0,
-                    wb: 0.0,
-                })
+                .map(|l| Proj::new(l.a, l.b, l.rest))
                 .collect()
         };
         let (stretch, shear_bend) = (order(|k| k.is_stretch()), order(|k| !k.is_stretch()));
@@ -253,6 +259,12 @@ impl Cloth {
             SolveOrder::Banded => Bands::new(topo.cols, topo.rows, &stretch, &shear_bend),
             _ => None,
         };
+        let pass = stretch
+            .iter()
+            .copied()
+            .chain(shear_bend.iter().map(|&l| Proj { set: 1, ..l }))
+            .collect();
+        let pass = LinkList::levelled(pass);
         let (stretch, shear_bend) = (LinkList::levelled(stretch), LinkList::levelled(shear_bend));
         let hard = HardPass::new(&topo);
         let mut limit: Vec<Proj> = topo
@@ -262,11 +274,9 @@ impl Cloth {
             .map(|l| {
                 let (wa, wb) = limit_weights(&topo, l.a as usize, l.b as usize);
                 Proj {
-                    a: l.a,
-                    b: l.b,
-                    rest: l.rest,
                     wa,
                     wb,
+                    ..Proj::new(l.a, l.b, l.rest)
                 }
             })
             .collect();
@@ -275,6 +285,8 @@ impl Cloth {
             limit,
             stretch,
             shear_bend,
+            pass,
+            run: None,
             order: match (solve_order, &bands) {
                 (SolveOrder::Banded, None) => SolveOrder::Interleaved,
                 _ => solve_order,
@@ -310,12 +322,27 @@ impl Cloth {
         cloth
     }
 
-    /// Applies new parameters from the next step on (clamped into range). No rebuild, no
-    /// allocation: only per-particle limits and link weights are refreshed.
+    /// Applies new parameters from the next step on (clamped into range). Only per-particle
+    /// limits and link weights are refreshed, with no allocation, unless the number of passes
+    /// changed: then the plan of a whole step's passes is rebuilt.
     pub fn set_params(&mut self, params: &FabricParams) {
         self.params = params.clamped();
         self.refresh_limits();
         self.refresh_weights();
+        self.refresh_run();
+    }
+
+    /// Rebuilds the list of a whole step's passes when the number of passes changed (from
+    /// `pass`, whose weights are current).
+    fn refresh_run(&mut self) {
+        let passes = self.params.iterations;
+        let fits = self.pass.len() * passes as usize <= RUN_MAX_LINKS;
+        if self.bands.is_some() || passes < 2 || !fits {
+            self.run = None;
+        } else if self.run.as_ref().is_none_or(|(n, _)| *n != passes) {
+            let links = self.pass.links.repeat(passes as usize);
+            self.run = Some((passes, LinkList::levelled(links)));
+        }
     }
 
     /// Each particle's max distance and inverse mass from the knobs, the paint and whether it
@@ -360,9 +387,14 @@ impl Cloth {
     fn refresh_weights(&mut self) {
         let (topo, tears) = (&self.topo, &self.tears);
         let falloff = self.params.mass_falloff;
-        let serial = [(0, &mut self.stretch), (0, &mut self.shear_bend)];
+        let serial = [
+            (0, &mut self.stretch),
+            (0, &mut self.shear_bend),
+            (0, &mut self.pass),
+        ];
+        let run = self.run.iter_mut().map(|(_, list)| (0, list));
         let banded = self.bands.iter_mut().flat_map(|b| b.lists_mut());
-        for (start, list) in serial.into_iter().chain(banded) {
+        for (start, list) in serial.into_iter().chain(run).chain(banded) {
             for proj in &mut list.links {
                 let (a, b) = (proj.a as usize + start, proj.b as usize + start);
                 (proj.wa, proj.wb) = if tears.is_dead(a as u32, b as u32) {
@@ -884,28 +916,25 @@ impl Cloth {
     }
 
     /// The passes of [`Cloth::relax_passes`] on `work` (padded on entry, read back on exit).
+    /// Every form gives the same bits: the two lists one after the other, the one list of a
+    /// pass, or with no colliders to push between the passes, the one list of them all.
     fn relax_padded(&mut self, colliders: &[Collider], reference: &[Vec3], p: &FabricParams) {
+        let k = [p.stretch_stiffness, p.shear_bend_stiffness];
+        // A stiffness of 0 skips its links (no move, not even -0 to +0): only the two lists.
+        let together = k.iter().all(|&k| k > 0.0);
+        if let (Some((passes, run)), true) = (&self.run, together && colliders.is_empty()) {
+            if *passes == p.iterations {
+                relax(&mut self.work, run, k, self.kernel);
+                return;
+            }
+        }
         for pass in 0..p.iterations {
             match &self.bands {
-                Some(bands) => bands.relax(
-                    &mut self.work,
-                    p.stretch_stiffness,
-                    p.shear_bend_stiffness,
-                    self.kernel,
-                ),
+                Some(bands) => bands.relax(&mut self.work, k[0], k[1], self.kernel),
+                None if together => relax(&mut self.work, &self.pass, k, self.kernel),
                 None => {
-                    relax(
-                        &mut self.work,
-                        &self.stretch,
-                        p.stretch_stiffness,
-                        self.kernel,
-                    );
-                    relax(
-                        &mut self.work,
-                        &self.shear_bend,
-                        p.shear_bend_stiffness,
-                        self.kernel,
-                    );
+                    relax(&mut self.work, &self.stretch, [k[0]; 2], self.kernel);
+                    relax(&mut self.work, &self.shear_bend, [k[1]; 2], self.kernel);
                 }
             }
             // Contacts inside the loop, so constraints and colliders settle together instead
@@ -1103,11 +1132,9 @@ mod tests {
 
     fn proj(wa: f32, wb: f32) -> Proj {
         Proj {
-            a: 0,
-            b: 1,
-            rest: 1.0,
             wa,
             wb,
+            ..Proj::new(0, 1, 1.0)
         }
     }
 

@@ -58,8 +58,10 @@ pub(super) fn unpad(padded: &[P4], pos: &mut [Vec3]) {
     }
 }
 
-/// A distance link ready for projection: indices, rest length, and how much of the correction
-/// each end takes (inverse-mass weights summing to 1, or both 0 when both ends are pinned).
+/// A distance link ready for projection: indices, rest length, how much of the correction
+/// each end takes (inverse-mass weights summing to 1, or both 0 when both ends are pinned) and
+/// which of a pass's two stiffnesses it takes (`set`: 0 the first, 1 the second; stretch
+/// and shear/bend links relaxed in one list).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Proj {
     pub a: u32,
@@ -67,17 +69,24 @@ pub(super) struct Proj {
     pub rest: f32,
     pub wa: f32,
     pub wb: f32,
+    pub set: u32,
 }
 
 impl Proj {
     /// A placeholder (never projected).
-    const NONE: Proj = Proj {
-        a: 0,
-        b: 0,
-        rest: 0.0,
-        wa: 0.0,
-        wb: 0.0,
-    };
+    const NONE: Proj = Proj::new(0, 0, 0.0);
+
+    /// A link between `a` and `b` of length `rest`, no weights yet, taking the first stiffness.
+    pub const fn new(a: u32, b: u32, rest: f32) -> Self {
+        Proj {
+            a,
+            b,
+            rest,
+            wa: 0.0,
+            wb: 0.0,
+            set: 0,
+        }
+    }
 }
 
 /// One group of [`LANES`] links laid out lane by lane, for packed loads.
@@ -89,6 +98,8 @@ struct Pack {
     wb: [f32; LANES],
     a: [u32; LANES],
     b: [u32; LANES],
+    /// All ones in the lanes taking the second stiffness, zero in the others.
+    second: [u32; LANES],
 }
 
 /// Which kernel projects the link groups. All give bit-identical positions.
@@ -245,6 +256,7 @@ impl LinkList {
                     pack.wb[k] = link.wb;
                     pack.a[k] = link.a;
                     pack.b[k] = link.b;
+                    pack.second[k] = if link.set == 0 { 0 } else { u32::MAX };
                 }
                 p += 1;
                 l += LANES;
@@ -280,12 +292,12 @@ fn by_level(links: Vec<Proj>) -> Vec<Proj> {
     levelled.into_iter().map(|(_, l)| l).collect()
 }
 
-/// One Gauss-Seidel pass over `list`: move both ends of each link along it so its length
-/// approaches the rest length by `stiffness` of the error, shared by the inverse-mass weights.
-/// A kernel the CPU lacks falls back to the next one down.
+/// One Gauss-Seidel sweep over `list`: move both ends of each link along it so its length
+/// approaches the rest length by its stiffness (`stiffness[set]`) of the error, shared by
+/// the inverse-mass weights. A kernel the CPU lacks falls back to the next one down.
 #[inline(never)]
-pub(super) fn relax(pos: &mut [P4], list: &LinkList, stiffness: f32, kernel: Kernel) {
-    if stiffness <= 0.0 {
+pub(super) fn relax(pos: &mut [P4], list: &LinkList, stiffness: [f32; 2], kernel: Kernel) {
+    if stiffness.iter().all(|&k| k <= 0.0) {
         return;
     }
     // The packed kernels index without bounds checks; this one check covers every index.
@@ -312,7 +324,7 @@ pub(super) fn relax(pos: &mut [P4], list: &LinkList, stiffness: f32, kernel: Ker
 
 /// The plain kernel: a group of [`LANES`] independent links is computed in arrays side by side,
 /// any other link on its own.
-fn relax_scalar(pos: &mut [P4], list: &LinkList, stiffness: f32) {
+fn relax_scalar(pos: &mut [P4], list: &LinkList, stiffness: [f32; 2]) {
     walk(
         pos,
         list,
@@ -360,7 +372,7 @@ fn walk(
 
 /// Four links that share no particle, computed side by side in arrays.
 #[inline(always)]
-fn group_scalar(pos: &mut [P4], g: &Pack, stiffness: f32) {
+fn group_scalar(pos: &mut [P4], g: &Pack, stiffness: [f32; 2]) {
     let mut pa = [Vec3::ZERO; LANES];
     let mut pb = [Vec3::ZERO; LANES];
     for k in 0..LANES {
@@ -380,6 +392,7 @@ fn group_scalar(pos: &mut [P4], g: &Pack, stiffness: f32) {
         let len2 = dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k];
         let len = len2.sqrt();
         // A zero-length link has no direction: no correction.
+        let stiffness = stiffness[(g.second[k] & 1) as usize];
         s[k] = if len2 > 1e-18 {
             stiffness * (len - g.rest[k]) / len
         } else {
@@ -395,7 +408,7 @@ fn group_scalar(pos: &mut [P4], g: &Pack, stiffness: f32) {
 
 /// One link on its own (a link of a group whose links share particles).
 #[inline(always)]
-fn project(pos: &mut [P4], l: &Proj, stiffness: f32) {
+fn project(pos: &mut [P4], l: &Proj, stiffness: [f32; 2]) {
     let (a, b) = (l.a as usize, l.b as usize);
     let (pa, pb) = (pos[a].vec3(), pos[b].vec3());
     let d = pb - pa;
@@ -404,7 +417,7 @@ fn project(pos: &mut [P4], l: &Proj, stiffness: f32) {
         return;
     }
     let len = len2.sqrt();
-    let s = stiffness * (len - l.rest) / len;
+    let s = stiffness[(l.set & 1) as usize] * (len - l.rest) / len;
     pos[a] = P4::new(pa + d * (s * l.wa));
     pos[b] = P4::new(pb - d * (s * l.wb));
 }
@@ -461,7 +474,7 @@ mod x86 {
     /// # Safety
     /// Every index in `g` is below the length of the buffer `pos` points into.
     #[inline(always)]
-    unsafe fn group4(pos: *mut P4, g: &Pack, stiffness: __m128) {
+    unsafe fn group4(pos: *mut P4, g: &Pack, [first, second]: [__m128; 2]) {
         let [xa, ya, za] = gather4(pos, &g.a);
         let [xb, yb, zb] = gather4(pos, &g.b);
         let dx = _mm_sub_ps(xb, xa);
@@ -473,6 +486,8 @@ mod x86 {
         );
         let len = _mm_sqrt_ps(len2);
         let rest = _mm_load_ps(g.rest.as_ptr());
+        let pick = _mm_load_ps(g.second.as_ptr().cast());
+        let stiffness = _mm_or_ps(_mm_andnot_ps(pick, first), _mm_and_ps(pick, second));
         let s = _mm_div_ps(_mm_mul_ps(stiffness, _mm_sub_ps(len, rest)), len);
         // A zero-length link has no direction: no correction (+0, as the scalar code).
         let s = _mm_and_ps(s, _mm_cmpgt_ps(len2, _mm_set1_ps(1e-18)));
@@ -496,8 +511,8 @@ mod x86 {
     ///
     /// # Safety
     /// Every link index is below `pos.len()`.
-    pub(super) unsafe fn relax_sse2(pos: &mut [P4], list: &LinkList, stiffness: f32) {
-        let k4 = _mm_set1_ps(stiffness);
+    pub(super) unsafe fn relax_sse2(pos: &mut [P4], list: &LinkList, stiffness: [f32; 2]) {
+        let k4 = stiffness.map(|k| _mm_set1_ps(k));
         walk(
             pos,
             list,
@@ -575,7 +590,7 @@ mod x86 {
     /// points into.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn group8(pos: *mut P4, lo: &Pack, hi: &Pack, stiffness: __m256) {
+    unsafe fn group8(pos: *mut P4, lo: &Pack, hi: &Pack, [first, second]: [__m256; 2]) {
         let [xa, ya, za] = gather8(pos, &lo.a, &hi.a);
         let [xb, yb, zb] = gather8(pos, &lo.b, &hi.b);
         let dx = _mm256_sub_ps(xb, xa);
@@ -587,6 +602,11 @@ mod x86 {
         );
         let len = _mm256_sqrt_ps(len2);
         let rest = _mm256_set_m128(_mm_load_ps(hi.rest.as_ptr()), _mm_load_ps(lo.rest.as_ptr()));
+        let pick = _mm256_set_m128(
+            _mm_load_ps(hi.second.as_ptr().cast()),
+            _mm_load_ps(lo.second.as_ptr().cast()),
+        );
+        let stiffness = _mm256_blendv_ps(first, second, pick);
         let s = _mm256_div_ps(_mm256_mul_ps(stiffness, _mm256_sub_ps(len, rest)), len);
         // A zero-length link has no direction: no correction (+0, as the scalar code).
         let far = _mm256_cmp_ps::<_CMP_GT_OQ>(len2, _mm256_set1_ps(1e-18));
@@ -615,9 +635,9 @@ mod x86 {
     /// # Safety
     /// The CPU has AVX2; every link index is below `pos.len()`.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn relax_avx2(pos: &mut [P4], list: &LinkList, stiffness: f32) {
-        let k4 = _mm_set1_ps(stiffness);
-        let k8 = _mm256_set1_ps(stiffness);
+    pub(super) unsafe fn relax_avx2(pos: &mut [P4], list: &LinkList, stiffness: [f32; 2]) {
+        let k4 = stiffness.map(|k| _mm_set1_ps(k));
+        let k8 = stiffness.map(|k| _mm256_set1_ps(k));
         walk(
             pos,
             list,
@@ -639,11 +659,13 @@ mod tests {
             rest: 1.0,
             wa,
             wb,
+            set: 0,
         }
     }
 
     /// `list` relaxed once on `pos` by every kernel this CPU runs; they must agree bit for bit.
-    fn relax_all(pos: &mut [Vec3], list: &LinkList, stiffness: f32) {
+    fn relax_all(pos: &mut [Vec3], list: &LinkList, stiffness: impl Into<Both>) {
+        let stiffness = stiffness.into().0;
         let mut results = Kernel::ALL
             .into_iter()
             .filter(|k| k.is_available())
@@ -670,6 +692,21 @@ mod tests {
         pos.copy_from_slice(&first);
     }
 
+    /// A pass's two stiffnesses, or one for both.
+    struct Both([f32; 2]);
+
+    impl From<f32> for Both {
+        fn from(k: f32) -> Self {
+            Both([k; 2])
+        }
+    }
+
+    impl From<[f32; 2]> for Both {
+        fn from(k: [f32; 2]) -> Self {
+            Both(k)
+        }
+    }
+
     fn scattered(n: usize) -> Vec<Vec3> {
         (0..n)
             .map(|i| {
@@ -693,6 +730,7 @@ mod tests {
                 rest: 0.1 + 0.01 * k as f32,
                 wa: 0.3,
                 wb: 0.7,
+                set: 0,
             })
             .collect();
         let mut start = scattered(32);
@@ -703,7 +741,7 @@ mod tests {
             let mut b = vec![P4::default(); 32];
             pad(&start, &mut b);
             for l in links {
-                project(&mut b, l, 0.8);
+                project(&mut b, l, [0.8; 2]);
             }
             let mut out = start.clone();
             unpad(&b, &mut out);
@@ -741,6 +779,7 @@ mod tests {
                 rest: l.rest,
                 wa: 0.4,
                 wb: 0.6,
+                set: 0,
             })
             .collect();
         let levelled = LinkList::levelled(links.clone());
@@ -752,7 +791,7 @@ mod tests {
         let mut ours = start.clone();
         for _ in 0..4 {
             for l in &links {
-                project(&mut given, l, 0.9);
+                project(&mut given, l, [0.9; 2]);
             }
             relax_all(&mut ours, &levelled, 0.9);
         }
@@ -776,6 +815,62 @@ mod tests {
             levelled.plan.len()
         );
         assert!(LinkList::new(links.clone()).plan.len() * 2 > links.len());
+    }
+
+    #[test]
+    fn passes_of_two_lists_in_one_levelled_list_give_the_passes_bit_for_bit() {
+        // A 12 x 12 grid's stretch links (first stiffness) and the others (second), relaxed
+        // as the solver did: four passes, each the stretch list then the other, one link at a
+        // time; and as one levelled list of all four passes with the stiffness per link.
+        let topo = super::super::Topology::flat_grid(12, 12, 0.1, Vec3::ZERO);
+        let link = |l: &super::super::Link, set: u32| Proj {
+            wa: 0.45,
+            wb: 0.55,
+            set,
+            ..Proj::new(l.a, l.b, l.rest)
+        };
+        let stretch: Vec<Proj> = (topo.links.iter())
+            .filter(|l| l.kind.is_stretch())
+            .map(|l| link(l, 0))
+            .collect();
+        let others: Vec<Proj> = (topo.links.iter())
+            .filter(|l| !l.kind.is_stretch())
+            .map(|l| link(l, 1))
+            .collect();
+        let pass: Vec<Proj> = stretch.iter().chain(&others).copied().collect();
+        let passes = 4;
+        let run = LinkList::levelled(pass.repeat(passes));
+        let stiffness = [0.9, 0.35];
+        let start: Vec<Vec3> = (topo.rest.iter().zip(scattered(topo.len())))
+            .map(|(r, s)| *r + s * 0.03)
+            .collect();
+        let mut given = vec![P4::default(); start.len()];
+        pad(&start, &mut given);
+        for _ in 0..passes {
+            for l in &pass {
+                project(&mut given, l, stiffness);
+            }
+        }
+        let mut expected = start.clone();
+        unpad(&given, &mut expected);
+        let mut ours = start.clone();
+        relax_all(&mut ours, &run, stiffness);
+        let bits = |v: &[Vec3]| -> Vec<[u32; 3]> {
+            v.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
+        };
+        assert_ne!(expected, start);
+        assert_eq!(bits(&ours), bits(&expected));
+        // The passes overlap: far fewer levels than the lists walked one after the other.
+        let separate: usize = [stretch, others]
+            .map(|l| LinkList::levelled(l).plan.len())
+            .iter()
+            .sum();
+        assert!(
+            3 * run.plan.len() < 2 * separate * passes,
+            "{} steps for the run, {} for each pass's two lists",
+            run.plan.len(),
+            separate
+        );
     }
 
     #[test]
