@@ -98,9 +98,13 @@ struct Pack {
     wb: [f32; LANES],
     a: [u32; LANES],
     b: [u32; LANES],
-    /// All ones in the lanes taking the second stiffness, zero in the others.
-    second: [u32; LANES],
 }
+
+/// Per pack, all ones in the lanes whose link takes the second stiffness, zero in the others.
+type Pick = [u32; LANES];
+
+/// The pick of a pack whose links all take the first stiffness.
+const FIRST: Pick = [0; LANES];
 
 /// Which kernel projects the link groups. All give bit-identical positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,6 +181,10 @@ pub(super) struct LinkList {
     singles: Vec<Proj>,
     /// The links the plan takes four or eight at a time, in order.
     packs: Vec<Pack>,
+    /// Beside each pack, which of its links take the second stiffness; empty when every link
+    /// takes the first (the kernels then never read it: a one-stiffness list streams no more
+    /// than its packs).
+    picks: Vec<Pick>,
     /// One more than the largest particle index: the positions a pass needs.
     reach: usize,
 }
@@ -219,9 +227,11 @@ impl LinkList {
             .map(|l| l.a.max(l.b) as usize + 1)
             .max()
             .unwrap_or(0);
+        let mixed = links.iter().any(|l| l.set != 0);
         let mut list = Self {
             singles: vec![links.first().copied().unwrap_or(Proj::NONE); singles],
             packs: vec![Pack::default(); packs],
+            picks: vec![FIRST; if mixed { packs } else { 0 }],
             links,
             plan,
             reach,
@@ -256,7 +266,9 @@ impl LinkList {
                     pack.wb[k] = link.wb;
                     pack.a[k] = link.a;
                     pack.b[k] = link.b;
-                    pack.second[k] = if link.set == 0 { 0 } else { u32::MAX };
+                    if let Some(pick) = self.picks.get_mut(p) {
+                        pick[k] = if link.set == 0 { 0 } else { u32::MAX };
+                    }
                 }
                 p += 1;
                 l += LANES;
@@ -302,53 +314,74 @@ pub(super) fn relax(pos: &mut [P4], list: &LinkList, stiffness: [f32; 2], kernel
     }
     // The packed kernels index without bounds checks; this one check covers every index.
     assert!(pos.len() >= list.reach, "a link points past the positions");
+    if list.picks.is_empty() {
+        relax_with::<false>(pos, list, stiffness, kernel);
+    } else {
+        relax_with::<true>(pos, list, stiffness, kernel);
+    }
+}
+
+/// [`relax`] by `kernel`; `MIXED`: the list's links take both stiffnesses (else the first).
+#[inline(always)]
+fn relax_with<const MIXED: bool>(
+    pos: &mut [P4],
+    list: &LinkList,
+    stiffness: [f32; 2],
+    kernel: Kernel,
+) {
     #[cfg(target_arch = "x86_64")]
     match kernel {
         Kernel::Avx2 if std::is_x86_feature_detected!("avx2") => {
             // SAFETY: the CPU has AVX2 (checked just above) and every link index is below
-            // `pos.len()` (asserted above).
-            unsafe { x86::relax_avx2(pos, list, stiffness) };
+            // `pos.len()` (asserted by `relax`).
+            unsafe { x86::relax_avx2::<MIXED>(pos, list, stiffness) };
             return;
         }
         Kernel::Avx2 | Kernel::Sse2 => {
-            // SAFETY: every link index is below `pos.len()` (asserted above); SSE2 is part of
-            // x86-64.
-            unsafe { x86::relax_sse2(pos, list, stiffness) };
+            // SAFETY: every link index is below `pos.len()` (asserted by `relax`); SSE2 is
+            // part of x86-64.
+            unsafe { x86::relax_sse2::<MIXED>(pos, list, stiffness) };
             return;
         }
         Kernel::Scalar => {}
     }
     let _ = kernel;
-    relax_scalar(pos, list, stiffness);
+    relax_scalar::<MIXED>(pos, list, stiffness);
 }
 
 /// The plain kernel: a group of [`LANES`] independent links is computed in arrays side by side,
 /// any other link on its own.
-fn relax_scalar(pos: &mut [P4], list: &LinkList, stiffness: [f32; 2]) {
-    walk(
+fn relax_scalar<const MIXED: bool>(pos: &mut [P4], list: &LinkList, stiffness: [f32; 2]) {
+    walk::<MIXED>(
         pos,
         list,
         |pos, l| project(pos, l, stiffness),
-        |pos, g| group_scalar(pos, g, stiffness),
-        |pos, lo, hi| {
-            group_scalar(pos, lo, stiffness);
-            group_scalar(pos, hi, stiffness);
+        |pos, g, pick| group_scalar::<MIXED>(pos, g, pick, stiffness),
+        |pos, [lo, hi], [pick_lo, pick_hi]| {
+            group_scalar::<MIXED>(pos, lo, pick_lo, stiffness);
+            group_scalar::<MIXED>(pos, hi, pick_hi, stiffness);
         },
     );
 }
 
 /// Walks a list's plan in order, handing each link taken on its own to `one`, each group of
-/// four to `four` and each group of eight (two packs of four) to `eight`: the one walk every
-/// kernel shares, so they visit the links alike.
+/// four to `four` and each group of eight (two packs of four) to `eight`, with their picks
+/// (`MIXED`: read beside the packs; else [`FIRST`]): the one walk every kernel shares, so they
+/// visit the links alike.
 #[inline(always)]
-fn walk(
+fn walk<const MIXED: bool>(
     pos: &mut [P4],
     list: &LinkList,
     mut one: impl FnMut(&mut [P4], &Proj),
-    mut four: impl FnMut(&mut [P4], &Pack),
-    mut eight: impl FnMut(&mut [P4], &Pack, &Pack),
+    mut four: impl FnMut(&mut [P4], &Pack, &Pick),
+    mut eight: impl FnMut(&mut [P4], [&Pack; 2], [&Pick; 2]),
 ) {
     let (mut singles, mut packs) = (list.singles.iter(), list.packs.iter());
+    let mut picks = list.picks.iter();
+    let mut pick = || match MIXED {
+        true => picks.next().unwrap_or(&FIRST),
+        false => &FIRST,
+    };
     for op in &list.plan {
         match op {
             Op::One => {
@@ -358,12 +391,12 @@ fn walk(
             }
             Op::Four => {
                 if let Some(g) = packs.next() {
-                    four(pos, g);
+                    four(pos, g, pick());
                 }
             }
             Op::Eight => {
                 if let (Some(lo), Some(hi)) = (packs.next(), packs.next()) {
-                    eight(pos, lo, hi);
+                    eight(pos, [lo, hi], [pick(), pick()]);
                 }
             }
         }
@@ -372,7 +405,7 @@ fn walk(
 
 /// Four links that share no particle, computed side by side in arrays.
 #[inline(always)]
-fn group_scalar(pos: &mut [P4], g: &Pack, stiffness: [f32; 2]) {
+fn group_scalar<const MIXED: bool>(pos: &mut [P4], g: &Pack, pick: &Pick, stiffness: [f32; 2]) {
     let mut pa = [Vec3::ZERO; LANES];
     let mut pb = [Vec3::ZERO; LANES];
     for k in 0..LANES {
@@ -392,7 +425,7 @@ fn group_scalar(pos: &mut [P4], g: &Pack, stiffness: [f32; 2]) {
         let len2 = dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k];
         let len = len2.sqrt();
         // A zero-length link has no direction: no correction.
-        let stiffness = stiffness[(g.second[k] & 1) as usize];
+        let stiffness = stiffness[if MIXED { (pick[k] & 1) as usize } else { 0 }];
         s[k] = if len2 > 1e-18 {
             stiffness * (len - g.rest[k]) / len
         } else {
@@ -429,7 +462,7 @@ fn project(pos: &mut [P4], l: &Proj, stiffness: [f32; 2]) {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::{project, walk, LinkList, Pack, LANES, P4};
+    use super::{project, walk, LinkList, Pack, Pick, LANES, P4};
 
     /// x, y and z of the four particles `idx` (lane k = particle `idx[k]`).
     ///
@@ -474,7 +507,12 @@ mod x86 {
     /// # Safety
     /// Every index in `g` is below the length of the buffer `pos` points into.
     #[inline(always)]
-    unsafe fn group4(pos: *mut P4, g: &Pack, [first, second]: [__m128; 2]) {
+    unsafe fn group4<const MIXED: bool>(
+        pos: *mut P4,
+        g: &Pack,
+        pick: &Pick,
+        [first, second]: [__m128; 2],
+    ) {
         let [xa, ya, za] = gather4(pos, &g.a);
         let [xb, yb, zb] = gather4(pos, &g.b);
         let dx = _mm_sub_ps(xb, xa);
@@ -486,8 +524,12 @@ mod x86 {
         );
         let len = _mm_sqrt_ps(len2);
         let rest = _mm_load_ps(g.rest.as_ptr());
-        let pick = _mm_load_ps(g.second.as_ptr().cast());
-        let stiffness = _mm_or_ps(_mm_andnot_ps(pick, first), _mm_and_ps(pick, second));
+        let stiffness = if MIXED {
+            let pick = _mm_load_ps(pick.as_ptr().cast());
+            _mm_or_ps(_mm_andnot_ps(pick, first), _mm_and_ps(pick, second))
+        } else {
+            first
+        };
         let s = _mm_div_ps(_mm_mul_ps(stiffness, _mm_sub_ps(len, rest)), len);
         // A zero-length link has no direction: no correction (+0, as the scalar code).
         let s = _mm_and_ps(s, _mm_cmpgt_ps(len2, _mm_set1_ps(1e-18)));
@@ -511,16 +553,20 @@ mod x86 {
     ///
     /// # Safety
     /// Every link index is below `pos.len()`.
-    pub(super) unsafe fn relax_sse2(pos: &mut [P4], list: &LinkList, stiffness: [f32; 2]) {
+    pub(super) unsafe fn relax_sse2<const MIXED: bool>(
+        pos: &mut [P4],
+        list: &LinkList,
+        stiffness: [f32; 2],
+    ) {
         let k4 = stiffness.map(|k| _mm_set1_ps(k));
-        walk(
+        walk::<MIXED>(
             pos,
             list,
             |pos, l| project(pos, l, stiffness),
-            |pos, g| group4(pos.as_mut_ptr(), g, k4),
-            |pos, lo, hi| {
-                group4(pos.as_mut_ptr(), lo, k4);
-                group4(pos.as_mut_ptr(), hi, k4);
+            |pos, g, pick| group4::<MIXED>(pos.as_mut_ptr(), g, pick, k4),
+            |pos, [lo, hi], [pick_lo, pick_hi]| {
+                group4::<MIXED>(pos.as_mut_ptr(), lo, pick_lo, k4);
+                group4::<MIXED>(pos.as_mut_ptr(), hi, pick_hi, k4);
             },
         );
     }
@@ -590,7 +636,12 @@ mod x86 {
     /// points into.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn group8(pos: *mut P4, lo: &Pack, hi: &Pack, [first, second]: [__m256; 2]) {
+    unsafe fn group8<const MIXED: bool>(
+        pos: *mut P4,
+        [lo, hi]: [&Pack; 2],
+        [pick_lo, pick_hi]: [&Pick; 2],
+        [first, second]: [__m256; 2],
+    ) {
         let [xa, ya, za] = gather8(pos, &lo.a, &hi.a);
         let [xb, yb, zb] = gather8(pos, &lo.b, &hi.b);
         let dx = _mm256_sub_ps(xb, xa);
@@ -602,11 +653,15 @@ mod x86 {
         );
         let len = _mm256_sqrt_ps(len2);
         let rest = _mm256_set_m128(_mm_load_ps(hi.rest.as_ptr()), _mm_load_ps(lo.rest.as_ptr()));
-        let pick = _mm256_set_m128(
-            _mm_load_ps(hi.second.as_ptr().cast()),
-            _mm_load_ps(lo.second.as_ptr().cast()),
-        );
-        let stiffness = _mm256_blendv_ps(first, second, pick);
+        let stiffness = if MIXED {
+            let pick = _mm256_set_m128(
+                _mm_load_ps(pick_hi.as_ptr().cast()),
+                _mm_load_ps(pick_lo.as_ptr().cast()),
+            );
+            _mm256_blendv_ps(first, second, pick)
+        } else {
+            first
+        };
         let s = _mm256_div_ps(_mm256_mul_ps(stiffness, _mm256_sub_ps(len, rest)), len);
         // A zero-length link has no direction: no correction (+0, as the scalar code).
         let far = _mm256_cmp_ps::<_CMP_GT_OQ>(len2, _mm256_set1_ps(1e-18));
@@ -635,15 +690,19 @@ mod x86 {
     /// # Safety
     /// The CPU has AVX2; every link index is below `pos.len()`.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn relax_avx2(pos: &mut [P4], list: &LinkList, stiffness: [f32; 2]) {
+    pub(super) unsafe fn relax_avx2<const MIXED: bool>(
+        pos: &mut [P4],
+        list: &LinkList,
+        stiffness: [f32; 2],
+    ) {
         let k4 = stiffness.map(|k| _mm_set1_ps(k));
         let k8 = stiffness.map(|k| _mm256_set1_ps(k));
-        walk(
+        walk::<MIXED>(
             pos,
             list,
             |pos, l| project(pos, l, stiffness),
-            |pos, g| group4(pos.as_mut_ptr(), g, k4),
-            |pos, lo, hi| group8(pos.as_mut_ptr(), lo, hi, k8),
+            |pos, g, pick| group4::<MIXED>(pos.as_mut_ptr(), g, pick, k4),
+            |pos, packs, picks| group8::<MIXED>(pos.as_mut_ptr(), packs, picks, k8),
         );
     }
 }
