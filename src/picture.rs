@@ -129,11 +129,11 @@ pub fn encode_png(img: &Rgba) -> Result<Vec<u8>, PictureError> {
     // and the same picture still gives the same bytes.
     enc.set_compression(png::Compression::Fast);
     let mut writer = enc.write_header()?;
-    let data: Vec<u8> = if opaque {
-        img.pixels.iter().flat_map(|p| [p[0], p[1], p[2]]).collect()
-    } else {
-        img.pixels.iter().flatten().copied().collect()
-    };
+    let channels = if opaque { 3 } else { 4 };
+    let mut data = vec![0u8; img.pixels.len() * channels];
+    for (out, p) in data.chunks_exact_mut(channels).zip(&img.pixels) {
+        out.copy_from_slice(&p[..channels]);
+    }
     writer.write_image_data(&data)?;
     writer.finish()?;
     Ok(out)
