@@ -4,6 +4,7 @@
 //! and a [`SceneData`] borrowed from the simulation. Nothing here knows about egui.
 
 pub mod camera;
+pub mod cull;
 pub mod fabric;
 pub mod ground;
 pub mod headless;
@@ -224,6 +225,21 @@ fn cpu_mesh(data: &MeshData, uv_repeat: [f32; 2]) -> CpuMesh {
     }
 }
 
+/// `body`'s triangles wound outwards when it is a closed solid, worked out once per index set
+/// (`cache`: the last index set's answer).
+type Outward = Option<((usize, u64), Option<Vec<u32>>)>;
+
+fn body_outward<'a>(cache: &'a mut Outward, body: &MeshData) -> Option<&'a [u32]> {
+    let key = index_key(body.indices);
+    if cache.as_ref().is_none_or(|(k, _)| *k != key) {
+        let outward = mesh_ok(body)
+            .then(|| cull::outward_indices(body.positions, body.indices))
+            .flatten();
+        *cache = Some((key, outward));
+    }
+    cache.as_ref().and_then(|(_, o)| o.as_deref())
+}
+
 /// True when a mesh is usable: indices in range, finite positions, whole triangles.
 fn mesh_ok(data: &MeshData) -> bool {
     let n = data.positions.len() as u32;
@@ -354,6 +370,10 @@ pub struct Renderer {
     /// The see-through jacket of an A/B comparison's ghost.
     ghost: Option<LiveMesh>,
     heat: Option<Gm<Mesh, three_d::ColorMaterial>>,
+    /// The body's triangles wound outwards ([`cull::outward_indices`]; `None`: not a closed
+    /// solid, both sides drawn), for the index set they were worked out for. Kept across
+    /// `forget_scene`: a batch of pictures works them out once.
+    body_outward: Outward,
     stretch_links: Shapes,
     shear_links: Shapes,
     fold_lines: Shapes,
@@ -434,6 +454,7 @@ impl Renderer {
             jacket_look: None,
             ghost: None,
             heat: None,
+            body_outward: None,
             stretch_links: Shapes::new(ctx, &cyl, srgba(60, 140, 255, 255), false),
             shear_links: Shapes::new(ctx, &cyl, srgba(255, 150, 40, 255), false),
             fold_lines: Shapes::new(ctx, &cyl, srgba(235, 40, 220, 255), false),
@@ -578,12 +599,11 @@ impl Renderer {
     fn update_meshes(&mut self, root: GMat4, scene: &SceneData, overlays: &Overlays) {
         let ctx = self.ctx.clone();
         match scene.body.filter(|_| overlays.body) {
-            Some(body) => LiveMesh::update(
-                &mut self.body,
-                &ctx,
-                &body,
-                || {
-                    Lit::opaque(
+            Some(body) => {
+                let outward = body_outward(&mut self.body_outward, &body);
+                let closed = outward.is_some();
+                let material = || {
+                    let mut m = Lit::opaque(
                         &ctx,
                         &CpuMaterial {
                             albedo: srgba(168, 174, 184, 255),
@@ -591,10 +611,20 @@ impl Renderer {
                             metallic: 0.0,
                             ..Default::default()
                         },
-                    )
-                },
-                [1.0, 1.0],
-            ),
+                    );
+                    // A closed body shows only its front faces: the back ones are skipped
+                    // before they are set up (the picture is the same).
+                    if closed {
+                        m.render_states.cull = Cull::Back;
+                    }
+                    m
+                };
+                let body = MeshData {
+                    indices: outward.unwrap_or(body.indices),
+                    ..body
+                };
+                LiveMesh::update(&mut self.body, &ctx, &body, material, [1.0, 1.0]);
+            }
             None => self.body = None,
         }
         let look = scene.look;
@@ -1004,6 +1034,23 @@ fn heat_mesh(ctx: &Context, cloth: &ClothData) -> Option<Gm<Mesh, three_d::Color
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_built_in_body_is_closed_so_its_back_faces_are_skipped() {
+        let character = std::sync::Arc::new(crate::rig::Character::builtin());
+        let plain = crate::preset::Preset::load("presets/tweed.json").unwrap();
+        let mut scene = Scene::new(character, &plain, "walk").unwrap();
+        scene.step();
+        let body = scene_data(&mut scene, plain.look).body.expect("a body");
+        let outward = cull::outward_indices(body.positions, body.indices).expect("closed");
+        let turned = (outward.chunks(3).zip(body.indices.chunks(3)))
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(
+            turned < 20,
+            "{turned} triangles turned: the body is wound outwards"
+        );
+    }
 
     #[test]
     fn the_collision_overlay_gets_the_hoods_colliders_on_a_hooded_jacket_only() {
