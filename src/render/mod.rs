@@ -8,6 +8,7 @@ pub mod cull;
 pub mod fabric;
 pub mod ground;
 pub mod headless;
+pub mod key_light;
 pub mod lit;
 pub mod quality;
 
@@ -15,8 +16,8 @@ use glam::{Mat4 as GMat4, Quat, Vec3 as GVec3};
 use serde::{Deserialize, Serialize};
 use three_d::{
     AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, CpuTexture, Cull,
-    DirectionalLight, Gm, Indices, InstancedMesh, Instances, Light, MaterialType, Mesh, Object,
-    Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
+    DirectionalLight, Geometry, Gm, Indices, InstancedMesh, Instances, Light, MaterialType, Mesh,
+    Object, Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
 };
 
 use crate::rig::Scene;
@@ -385,7 +386,7 @@ pub struct Renderer {
     bone_y: Shapes,
     bone_z: Shapes,
     wind: Shapes,
-    key: DirectionalLight,
+    key: key_light::KeyLight,
     /// The key light without a shadow map: for the floor outside `shadow_patch`.
     key_plain: DirectionalLight,
     /// Where on the floor the key light's shadow map can darken it (`None`: no map).
@@ -466,7 +467,7 @@ impl Renderer {
             bone_y: Shapes::new(ctx, &cyl, srgba(60, 210, 80, 255), false),
             bone_z: Shapes::new(ctx, &cyl, srgba(70, 110, 245, 255), false),
             wind: Shapes::new(ctx, &arrow, srgba(120, 200, 255, 255), false),
-            key: key_light(ctx),
+            key: key_light::KeyLight::like(ctx, &key_light(ctx)),
             key_plain: key_light(ctx),
             shadow_patch: None,
             fill: DirectionalLight::new(
@@ -670,10 +671,16 @@ impl Renderer {
     /// same casters is kept, and while they move it is redrawn every `shadow_interval`
     /// pictures.
     fn update_shadows(&mut self, root: GMat4, scene: &SceneData, overlays: &Overlays) {
-        let casters: Vec<&Mesh> = [&self.body, &self.jacket]
+        // Each caster with the faces its material draws: a closed body its front faces only.
+        let casters: Vec<key_light::Caster> = [&self.body, &self.jacket]
             .into_iter()
             .flatten()
-            .map(|m| &m.gm.geometry)
+            .map(|m| {
+                (
+                    &m.gm.geometry as &dyn Geometry,
+                    m.gm.material.render_states.cull,
+                )
+            })
             .collect();
         if !overlays.shadows || casters.is_empty() {
             self.drop_shadow_map();
@@ -699,22 +706,16 @@ impl Renderer {
             return;
         }
         let mut bounds = three_d::AxisAlignedBoundingBox::EMPTY;
-        for c in &casters {
-            bounds.expand_with_aabb(three_d::Geometry::aabb(*c));
+        for (c, _) in &casters {
+            bounds.expand_with_aabb(c.aabb());
         }
-        if let Err(e) = self.key.generate_shadow_map(size, casters) {
+        if let Err(e) = self.key.generate_shadow_map(size, &casters) {
             eprintln!("cloth-tuner: shadow map failed: {e}");
             self.drop_shadow_map();
         } else {
             self.shadow_source.record(size, root, &meshes);
             self.shadow_age = Some(0);
             self.shadow_patch = Some(ground::shadow_patch(bounds, self.key.direction, size));
-            if std::env::var("XD").is_ok() {
-                eprintln!(
-                    "{:?} {:?} {:?}",
-                    bounds, self.shadow_patch, self.key.direction
-                );
-            }
         }
     }
 
