@@ -118,7 +118,7 @@ impl Quality {
     }
 
     /// Whether the ground is drawn with its cheap diffuse look
-    /// ([`super::ground::FlatGroundMaterial`]): at Fast only.
+    /// ([`super::ground::FloorMaterial`] without highlights): at Fast only.
     pub fn flat_ground(self) -> bool {
         self == Quality::Fast
     }
