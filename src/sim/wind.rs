@@ -67,9 +67,13 @@ pub fn sin_turns(x: f32) -> f32 {
     // `round`: without SSE4.1 that is a library call.)
     // Past 2^23 turns an f32 holds no fraction of a turn: no phase is left to take the sine
     // of (and the conversion below would saturate). A NaN ends here too.
-    if x.is_nan() || x.abs() >= 8_388_608.0 {
-        return 0.0;
-    }
+    // A select, not a return: no branch in the sums of sines (the sine of 0 is 0, so the
+    // result is the same).
+    let x = if x.is_nan() || x.abs() >= 8_388_608.0 {
+        0.0
+    } else {
+        x
+    };
     let y = x - (x as i32) as f32;
     let y = y - ((y > 0.5) as i32 - (y < -0.5) as i32) as f32;
     let y = y.abs().min(0.5 - y.abs()).copysign(y);
