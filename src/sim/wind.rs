@@ -46,6 +46,7 @@ impl Noise {
     }
 
     /// The noise at `x + d` (`d` within a few: a garment is a metre or two across).
+    #[inline]
     fn plus(&self, d: f32) -> f32 {
         let mut v = 0.0;
         for ((weight, rate, _), phase) in NOISE_TERMS.iter().zip(self.phase) {
@@ -142,6 +143,7 @@ impl GustField {
         }
     }
 
+    #[inline]
     fn at(&self, along: f32, across: f32) -> f32 {
         if self.amplitude == 0.0 {
             return 1.0;
