@@ -8,10 +8,14 @@
 //! box is surely outside every other collider, which would hand it back unchanged, so
 //! skipping them gives the same bits; a point outside the box (the relaxation can carry a
 //! particle past its max distance before the clamp) is tested against every collider.
+//!
+//! The candidates of a point are then tested four at a time against their bounding spheres
+//! ([`Spheres`], kept with the runs), the test each collider's own push starts with, and only
+//! those whose sphere holds the point are pushed.
 
 use glam::Vec3;
 
-use super::Collider;
+use super::{push_out_all, Collider};
 
 /// Particles per run.
 const RUN: usize = 8;
@@ -20,19 +24,22 @@ const MASK_BITS: usize = u64::BITS as usize;
 
 /// Colliders to test for one point, and the region where that choice holds.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Candidates {
+pub(crate) struct Candidates<'a> {
     /// Bit `k`: collider `k` can reach points in the region.
     mask: u64,
     lo: Vec3,
     hi: Vec3,
+    /// The colliders' bounding spheres, when the candidates come from a broad phase.
+    spheres: Option<&'a Spheres>,
 }
 
-impl Candidates {
+impl Candidates<'_> {
     /// Every collider, everywhere: no broad phase.
-    pub(crate) const ALL: Candidates = Candidates {
+    pub(crate) const ALL: Candidates<'static> = Candidates {
         mask: u64::MAX,
         lo: Vec3::NAN,
         hi: Vec3::NAN,
+        spheres: None,
     };
 
     /// Whether the choice holds at `p` (never for [`Candidates::ALL`]: NaN compares false).
@@ -42,10 +49,128 @@ impl Candidates {
     }
 }
 
+/// A run's colliders to test and its box (see [`Candidates`]).
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    mask: u64,
+    lo: Vec3,
+    hi: Vec3,
+}
+
+impl Run {
+    /// Every collider, everywhere.
+    const ALL: Run = Run {
+        mask: u64::MAX,
+        lo: Vec3::NAN,
+        hi: Vec3::NAN,
+    };
+}
+
+/// The bounding spheres of a step's colliders (grown by the margin), four to a group in
+/// separate coordinate arrays, so one point is tested against four in a few vector
+/// instructions. The same arithmetic as [`Collider::bounding_sphere`]'s test, in the same
+/// order: the same answers.
+#[derive(Clone, Debug, Default)]
+pub struct Spheres {
+    groups: Vec<SphereGroup>,
+    /// How many colliders, and the margin they are grown by.
+    len: usize,
+    margin: f32,
+}
+
+/// Four bounding spheres: centres and squared radii. A collider with no bounding sphere (a
+/// capsule or a plane) has a NaN squared radius, which no point is at or past (it is always
+/// tested); an empty lane has minus infinity, which every point is.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+struct SphereGroup {
+    x: [f32; 4],
+    y: [f32; 4],
+    z: [f32; 4],
+    r2: [f32; 4],
+}
+
+impl Spheres {
+    /// The bounding spheres of `colliders` grown by `margin`, in place of the last ones.
+    pub fn update(&mut self, colliders: &[Collider], margin: f32) {
+        (self.len, self.margin) = (colliders.len(), margin);
+        self.groups.clear();
+        for four in colliders.chunks(4) {
+            let mut g = SphereGroup {
+                x: [0.0; 4],
+                y: [0.0; 4],
+                z: [0.0; 4],
+                r2: [f32::NEG_INFINITY; 4],
+            };
+            for (l, c) in four.iter().enumerate() {
+                let (center, r2) = c.bounding_sphere(margin).unwrap_or((Vec3::ZERO, f32::NAN));
+                (g.x[l], g.y[l], g.z[l], g.r2[l]) = (center.x, center.y, center.z, r2);
+            }
+            self.groups.push(g);
+        }
+    }
+
+    /// Whether these are the spheres of `colliders` (as many, at most [`MASK_BITS`]) grown by
+    /// `margin`.
+    fn fit(&self, colliders: &[Collider], margin: f32) -> bool {
+        self.len == colliders.len() && self.len <= MASK_BITS && self.margin == margin
+    }
+
+    /// Of the colliders in `among` (bit `k`: collider `k`), those whose bounding sphere does
+    /// not rule `p` out: where [`Collider::push_out`] and [`Collider::push_out_toward`] go on
+    /// past their first test.
+    #[inline(always)]
+    fn holding(&self, p: Vec3, among: u64) -> u64 {
+        let mut near = 0u64;
+        for (k, g) in self.groups.iter().enumerate() {
+            let shift = 4 * k;
+            if (among >> shift) & 0xF == 0 {
+                continue;
+            }
+            near |= (!g.outside(p) & 0xF) << shift;
+        }
+        near & among
+    }
+}
+
+impl SphereGroup {
+    /// Bit `l`: `p` is at or past sphere `l`'s radius.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn outside(&self, p: Vec3) -> u64 {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE is part of every x86_64 CPU; the loads read the group's own 16-byte
+        // aligned arrays.
+        unsafe {
+            let d = |c: &[f32; 4], v: f32| _mm_sub_ps(_mm_set1_ps(v), _mm_load_ps(c.as_ptr()));
+            let (dx, dy, dz) = (d(&self.x, p.x), d(&self.y, p.y), d(&self.z, p.z));
+            let d2 = _mm_add_ps(
+                _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)),
+                _mm_mul_ps(dz, dz),
+            );
+            _mm_movemask_ps(_mm_cmpge_ps(d2, _mm_load_ps(self.r2.as_ptr()))) as u64
+        }
+    }
+
+    /// Bit `l`: `p` is at or past sphere `l`'s radius.
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    fn outside(&self, p: Vec3) -> u64 {
+        let mut outside = 0;
+        for l in 0..4 {
+            let (dx, dy, dz) = (p.x - self.x[l], p.y - self.y[l], p.z - self.z[l]);
+            let d2 = (dx * dx) + (dy * dy) + (dz * dz);
+            outside |= ((d2 >= self.r2[l]) as u64) << l;
+        }
+        outside
+    }
+}
+
 /// Each run's [`Candidates`] for one solver step.
 #[derive(Clone, Debug)]
 pub(crate) struct Broad {
-    runs: Vec<Candidates>,
+    runs: Vec<Run>,
+    spheres: Spheres,
     /// The margin the runs were built for (colliders grown by it).
     margin: f32,
 }
@@ -54,7 +179,8 @@ impl Broad {
     /// Room for `n` particles; every run tests every collider until [`Broad::update`].
     pub(crate) fn new(n: usize) -> Self {
         Self {
-            runs: vec![Candidates::ALL; n.div_ceil(RUN)],
+            runs: vec![Run::ALL; n.div_ceil(RUN)],
+            spheres: Spheres::default(),
             margin: 0.0,
         }
     }
@@ -69,11 +195,12 @@ impl Broad {
         margin: f32,
     ) {
         self.margin = margin;
+        self.spheres.update(colliders, margin);
         let usable = colliders.len() <= MASK_BITS && reference.len() == max_distance.len();
         for (k, run) in self.runs.iter_mut().enumerate() {
             let range = k * RUN..((k + 1) * RUN).min(reference.len());
             if !usable || range.is_empty() {
-                *run = Candidates::ALL;
+                *run = Run::ALL;
                 continue;
             }
             let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
@@ -87,9 +214,9 @@ impl Broad {
                 .filter(|(_, c)| may_reach(c, lo, hi, margin))
                 .fold(0u64, |m, (i, _)| m | 1 << i);
             *run = if lo.is_finite() && hi.is_finite() {
-                Candidates { mask, lo, hi }
+                Run { mask, lo, hi }
             } else {
-                Candidates::ALL
+                Run::ALL
             };
         }
     }
@@ -97,9 +224,14 @@ impl Broad {
     /// Particle `i`'s candidates for colliders grown by `margin` ([`Candidates::ALL`] for
     /// another margin or an index past the runs).
     #[inline(always)]
-    pub(crate) fn of(&self, i: usize, margin: f32) -> Candidates {
+    pub(crate) fn of(&self, i: usize, margin: f32) -> Candidates<'_> {
         match self.runs.get(i / RUN) {
-            Some(c) if margin == self.margin => *c,
+            Some(r) if margin == self.margin => Candidates {
+                mask: r.mask,
+                lo: r.lo,
+                hi: r.hi,
+                spheres: Some(&self.spheres),
+            },
             _ => Candidates::ALL,
         }
     }
@@ -138,6 +270,94 @@ fn near_box(center: Vec3, radius: f32, lo: Vec3, hi: Vec3) -> bool {
 /// collider moved it.
 #[inline(always)]
 pub(crate) fn push_out_each(
+    colliders: &[Collider],
+    candidates: Candidates,
+    p: Vec3,
+    anchor: Option<Vec3>,
+    margin: f32,
+) -> (Vec3, bool) {
+    match candidates.spheres {
+        Some(spheres) if spheres.fit(colliders, margin) => {
+            push_out_holding(colliders, candidates, spheres, p, anchor, margin)
+        }
+        _ => push_out_one_by_one(colliders, candidates, p, anchor, margin),
+    }
+}
+
+/// [`push_out_each`] with the bounding spheres tested four at a time: the colliders are
+/// pushed from in the same order, each one whose sphere holds the point where it then is.
+#[inline(always)]
+fn push_out_holding(
+    colliders: &[Collider],
+    candidates: Candidates,
+    spheres: &Spheres,
+    mut p: Vec3,
+    anchor: Option<Vec3>,
+    margin: f32,
+) -> (Vec3, bool) {
+    let every = u64::MAX >> (MASK_BITS - colliders.len().max(1));
+    let among = |skipping: bool| {
+        if skipping {
+            candidates.mask & every
+        } else {
+            every
+        }
+    };
+    let mut skipping = candidates.covers(p);
+    let mut todo = spheres.holding(p, among(skipping));
+    let mut touched = false;
+    while todo != 0 {
+        let k = todo.trailing_zeros() as usize;
+        let c = &colliders[k];
+        let y = match anchor {
+            Some(a) => c.push_out_toward_near(p, a, margin),
+            None => c.push_out_near(p, margin),
+        };
+        // The colliders after `k`.
+        let later = (u64::MAX - 1) << k;
+        if y != p {
+            touched = true;
+            p = y;
+            skipping = skipping && candidates.covers(p);
+            todo = spheres.holding(p, among(skipping) & later);
+        } else {
+            todo &= later;
+        }
+    }
+    (p, touched)
+}
+
+/// [`push_out_all`] with the bounding spheres of `colliders` at hand (from
+/// [`Spheres::update`] with the same colliders and margin; others are ignored): the same
+/// point, each sweep testing four spheres at a time.
+pub fn push_out_all_among(
+    colliders: &[Collider],
+    spheres: &Spheres,
+    mut p: Vec3,
+    anchor: Option<Vec3>,
+    margin: f32,
+    sweeps: usize,
+) -> Vec3 {
+    if !spheres.fit(colliders, margin) {
+        return push_out_all(colliders, p, anchor, margin, sweeps);
+    }
+    let every = Candidates {
+        spheres: Some(spheres),
+        ..Candidates::ALL
+    };
+    for _ in 0..sweeps {
+        let start = p;
+        p = push_out_holding(colliders, every, spheres, p, anchor, margin).0;
+        if p == start {
+            break;
+        }
+    }
+    p
+}
+
+/// [`push_out_each`] one collider at a time.
+#[inline(always)]
+fn push_out_one_by_one(
     colliders: &[Collider],
     candidates: Candidates,
     mut p: Vec3,
@@ -241,6 +461,26 @@ mod tests {
         assert!(moved > 10, "{moved}");
         // Another margin: no broad phase.
         assert_eq!(broad.of(0, 0.5).mask, u64::MAX);
+        // Sweeps over every collider, their spheres tested four at a time: the same points.
+        let mut spheres = Spheres::default();
+        spheres.update(&colliders, margin);
+        let mut pushed = 0;
+        for &r in &reference {
+            let p = r + v(&mut seed, 0.6);
+            for anchor in [None, Some(r)] {
+                let want = push_out_all(&colliders, p, anchor, margin, 4);
+                let got = push_out_all_among(&colliders, &spheres, p, anchor, margin, 4);
+                assert_eq!(
+                    want.to_array().map(f32::to_bits),
+                    got.to_array().map(f32::to_bits)
+                );
+                pushed += (want != p) as usize;
+                // Spheres grown by another margin are not used.
+                let other = push_out_all_among(&colliders, &spheres, p, anchor, 0.03, 4);
+                assert_eq!(other, push_out_all(&colliders, p, anchor, 0.03, 4));
+            }
+        }
+        assert!(pushed > 20, "{pushed}");
     }
 
     #[test]

@@ -169,12 +169,22 @@ impl Collider {
     /// False for other shapes.
     #[inline(always)]
     fn surely_outside(&self, p: Vec3, margin: f32) -> bool {
+        let Some((center, bound2)) = self.bounding_sphere(margin) else {
+            return false;
+        };
+        (p - center).length_squared() >= bound2
+    }
+
+    /// The centre and squared radius of the sphere holding an ellipsoid or a sphere grown by
+    /// `margin` (`None` for other shapes): a point at or past that radius is left alone.
+    #[inline(always)]
+    pub(crate) fn bounding_sphere(&self, margin: f32) -> Option<(Vec3, f32)> {
         let (center, bound) = match *self {
             Collider::Ellipsoid { center, radii, .. } => (center, radii.max_element() + margin),
             Collider::Sphere { center, radius } => (center, radius + margin),
-            _ => return false,
+            _ => return None,
         };
-        (p - center).length_squared() >= bound * bound
+        Some((center, bound * bound))
     }
 
     /// An ellipsoid or a sphere as an ellipsoid grown by `margin`: centre, rotation and radii.
@@ -195,7 +205,7 @@ impl Collider {
 
     /// [`Collider::push_out_toward`] past the bounding-sphere test.
     #[inline(never)]
-    fn push_out_toward_near(&self, p: Vec3, anchor: Vec3, margin: f32) -> Vec3 {
+    pub(crate) fn push_out_toward_near(&self, p: Vec3, anchor: Vec3, margin: f32) -> Vec3 {
         let Some((center, rotation, radii)) = self.grown_ellipsoid(margin) else {
             return self.push_out(p, margin);
         };
@@ -302,7 +312,7 @@ impl Collider {
 
     /// [`Collider::push_out`] past the bounding-sphere test.
     #[inline(never)]
-    fn push_out_near(&self, p: Vec3, margin: f32) -> Vec3 {
+    pub(crate) fn push_out_near(&self, p: Vec3, margin: f32) -> Vec3 {
         match *self {
             Collider::Ellipsoid {
                 center,
