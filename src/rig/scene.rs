@@ -15,8 +15,8 @@ use super::{open_indices, skin, BodyAxis, Character, Pose, Role};
 use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
 use crate::sim::{
-    clear_point_on_sphere, push_out_all_among, swing_clear, Cloth, Collider, ConstraintKind,
-    FabricParams, FoldError, FoldLine, Frame, Spheres, StepInput, Topology, WorldMotion,
+    clear_point_on_sphere, push_out_all_among, swing_clear, Bounds, Cloth, Collider,
+    ConstraintKind, FabricParams, FoldError, FoldLine, Frame, StepInput, Topology, WorldMotion,
 };
 
 /// The farthest apart two neighbouring reference points in a row may be, x their link's rest
@@ -121,9 +121,9 @@ pub struct Scene {
     /// How far this step's leg push moved each reference point (scratch, sized with them).
     leg_push: Vec<f32>,
     colliders: Vec<Collider>,
-    /// The bounding spheres of the body's colliders, grown by the margin the reference points
-    /// are kept out by.
-    body_spheres: Spheres,
+    /// The body's colliders in the form tested four at a time, grown by the margin the
+    /// reference points are kept out by.
+    body_bounds: Bounds,
     /// The character's ellipsoids that collide, the torso's first, then the legs'.
     body_ellipsoids: Vec<usize>,
     /// Of those, how many are the torso's.
@@ -242,7 +242,7 @@ impl Scene {
             prev_offsets: vec![Vec3::ZERO; n],
             leg_push: vec![0.0; n],
             colliders: Vec::new(),
-            body_spheres: Spheres::default(),
+            body_bounds: Bounds::default(),
             body_ellipsoids,
             torso_colliders,
             root: Frame::IDENTITY,
@@ -730,8 +730,8 @@ impl Scene {
         // Then the rest: overlapping ellipsoids (hips, upper and lower thigh) can push a point
         // from one into the next, so sweep until nothing moves, a few times at most.
         let body = &self.colliders[..self.body_colliders()];
-        self.body_spheres.update(body, margin);
-        let spheres = &self.body_spheres;
+        self.body_bounds.update(body, margin);
+        let bounds = &self.body_bounds;
         let legs = &body[self.torso_colliders.min(body.len())..];
         let legs = if veil { &[] } else { legs };
         let has_legs = !legs.is_empty();
@@ -743,7 +743,7 @@ impl Scene {
                 .iter()
                 .filter_map(|c| c.exit_along(*r, out, margin))
                 .fold(0.0, f32::max);
-            let pushed = push_out_all_among(body, spheres, *r + out * t, None, margin, 4);
+            let pushed = push_out_all_among(body, bounds, *r + out * t, None, margin, 4);
             *push = pushed.distance(*r);
             *r = pushed;
         }
@@ -835,7 +835,7 @@ impl Scene {
             let (rf, rt) = (self.references[from], self.references[to]);
             let carried = rf + (rt - rf) * (span / gap);
             self.references[to] =
-                push_out_all_among(body, &self.body_spheres, carried, None, margin, 4);
+                push_out_all_among(body, &self.body_bounds, carried, None, margin, 4);
             self.leg_push[to] = self.leg_push[from];
         }
     }

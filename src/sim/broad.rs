@@ -9,9 +9,9 @@
 //! skipping them gives the same bits; a point outside the box (the relaxation can carry a
 //! particle past its max distance before the clamp) is tested against every collider.
 //!
-//! The candidates of a point are then tested four at a time against their bounding spheres
-//! ([`Spheres`], kept with the runs), the test each collider's own push starts with, and only
-//! those whose sphere holds the point are pushed.
+//! The candidates of a point are then tested four at a time ([`Bounds`], kept with the runs):
+//! each ellipsoid's map to its unit sphere rules out the points its push would leave alone,
+//! and only the colliders left are pushed from.
 
 use glam::Vec3;
 
@@ -29,8 +29,8 @@ pub(crate) struct Candidates<'a> {
     mask: u64,
     lo: Vec3,
     hi: Vec3,
-    /// The colliders' bounding spheres, when the candidates come from a broad phase.
-    spheres: Option<&'a Spheres>,
+    /// The colliders' [`Bounds`], when the candidates come from a broad phase.
+    bounds: Option<&'a Bounds>,
 }
 
 impl Candidates<'_> {
@@ -39,7 +39,7 @@ impl Candidates<'_> {
         mask: u64::MAX,
         lo: Vec3::NAN,
         hi: Vec3::NAN,
-        spheres: None,
+        bounds: None,
     };
 
     /// Whether the choice holds at `p` (never for [`Candidates::ALL`]: NaN compares false).
@@ -66,59 +66,71 @@ impl Run {
     };
 }
 
-/// The bounding spheres of a step's colliders (grown by the margin), four to a group in
-/// separate coordinate arrays, so one point is tested against four in a few vector
-/// instructions. The same arithmetic as [`Collider::bounding_sphere`]'s test, in the same
-/// order: the same answers.
+/// A step's colliders (grown by the margin) in the form the pushes' first test takes, four
+/// to a group in separate arrays, so one point is tested against four in a few vector
+/// instructions: for an ellipsoid or a sphere the map to its unit sphere
+/// ([`Collider::unit_map`]), which rules a point out where it lands surely outside. Only
+/// points the collider's own push would hand back unchanged are ruled out, so pushing from
+/// the rest gives the same bits.
 #[derive(Clone, Debug, Default)]
-pub struct Spheres {
-    groups: Vec<SphereGroup>,
+pub struct Bounds {
+    groups: Vec<BoundsGroup>,
     /// How many colliders, and the margin they are grown by.
     len: usize,
     margin: f32,
 }
 
-/// Four bounding spheres: centres and squared radii. A collider with no bounding sphere (a
-/// capsule or a plane) has a NaN squared radius, which no point is at or past (it is always
-/// tested); an empty lane has minus infinity, which every point is.
+/// Four colliders' centres, unit maps (row `i`, column `j` at `m[3 * i + j]`) and thresholds.
+/// A collider with no unit map (a capsule, a plane) has a NaN threshold, which no point is at
+/// or past (it is always pushed from); an empty lane has minus infinity, which every point is.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(16))]
-struct SphereGroup {
+struct BoundsGroup {
     x: [f32; 4],
     y: [f32; 4],
     z: [f32; 4],
-    r2: [f32; 4],
+    m: [[f32; 4]; 9],
+    threshold: [f32; 4],
 }
 
-impl Spheres {
-    /// The bounding spheres of `colliders` grown by `margin`, in place of the last ones.
+impl Bounds {
+    /// The bounds of `colliders` grown by `margin`, in place of the last ones.
     pub fn update(&mut self, colliders: &[Collider], margin: f32) {
         (self.len, self.margin) = (colliders.len(), margin);
         self.groups.clear();
         for four in colliders.chunks(4) {
-            let mut g = SphereGroup {
+            let mut g = BoundsGroup {
                 x: [0.0; 4],
                 y: [0.0; 4],
                 z: [0.0; 4],
-                r2: [f32::NEG_INFINITY; 4],
+                m: [[0.0; 4]; 9],
+                threshold: [f32::NEG_INFINITY; 4],
             };
             for (l, c) in four.iter().enumerate() {
-                let (center, r2) = c.bounding_sphere(margin).unwrap_or((Vec3::ZERO, f32::NAN));
-                (g.x[l], g.y[l], g.z[l], g.r2[l]) = (center.x, center.y, center.z, r2);
+                let Some((center, rows, threshold)) = c.unit_map(margin) else {
+                    g.threshold[l] = f32::NAN;
+                    continue;
+                };
+                (g.x[l], g.y[l], g.z[l]) = (center.x, center.y, center.z);
+                for (i, row) in rows.iter().enumerate() {
+                    for j in 0..3 {
+                        g.m[3 * i + j][l] = row[j];
+                    }
+                }
+                g.threshold[l] = threshold;
             }
             self.groups.push(g);
         }
     }
 
-    /// Whether these are the spheres of `colliders` (as many, at most [`MASK_BITS`]) grown by
+    /// Whether these are the bounds of `colliders` (as many, at most [`MASK_BITS`]) grown by
     /// `margin`.
     fn fit(&self, colliders: &[Collider], margin: f32) -> bool {
         self.len == colliders.len() && self.len <= MASK_BITS && self.margin == margin
     }
 
-    /// Of the colliders in `among` (bit `k`: collider `k`), those whose bounding sphere does
-    /// not rule `p` out: where [`Collider::push_out`] and [`Collider::push_out_toward`] go on
-    /// past their first test.
+    /// Of the colliders in `among` (bit `k`: collider `k`), those that do not rule `p` out:
+    /// the ones to push it from.
     #[inline(always)]
     fn holding(&self, p: Vec3, among: u64) -> u64 {
         let mut near = 0u64;
@@ -133,8 +145,8 @@ impl Spheres {
     }
 }
 
-impl SphereGroup {
-    /// Bit `l`: `p` is at or past sphere `l`'s radius.
+impl BoundsGroup {
+    /// Bit `l`: `p` is surely outside collider `l`.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn outside(&self, p: Vec3) -> u64 {
@@ -142,25 +154,39 @@ impl SphereGroup {
         // SAFETY: SSE is part of every x86_64 CPU; the loads read the group's own 16-byte
         // aligned arrays.
         unsafe {
-            let d = |c: &[f32; 4], v: f32| _mm_sub_ps(_mm_set1_ps(v), _mm_load_ps(c.as_ptr()));
+            let load = |a: &[f32; 4]| _mm_load_ps(a.as_ptr());
+            let d = |c: &[f32; 4], v: f32| _mm_sub_ps(_mm_set1_ps(v), load(c));
             let (dx, dy, dz) = (d(&self.x, p.x), d(&self.y, p.y), d(&self.z, p.z));
-            let d2 = _mm_add_ps(
-                _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)),
-                _mm_mul_ps(dz, dz),
+            let q = |i: usize| {
+                let (a, b, c) = (
+                    load(&self.m[3 * i]),
+                    load(&self.m[3 * i + 1]),
+                    load(&self.m[3 * i + 2]),
+                );
+                _mm_add_ps(
+                    _mm_add_ps(_mm_mul_ps(a, dx), _mm_mul_ps(b, dy)),
+                    _mm_mul_ps(c, dz),
+                )
+            };
+            let (q0, q1, q2) = (q(0), q(1), q(2));
+            let len2 = _mm_add_ps(
+                _mm_add_ps(_mm_mul_ps(q0, q0), _mm_mul_ps(q1, q1)),
+                _mm_mul_ps(q2, q2),
             );
-            _mm_movemask_ps(_mm_cmpge_ps(d2, _mm_load_ps(self.r2.as_ptr()))) as u64
+            _mm_movemask_ps(_mm_cmpge_ps(len2, load(&self.threshold))) as u64
         }
     }
 
-    /// Bit `l`: `p` is at or past sphere `l`'s radius.
+    /// Bit `l`: `p` is surely outside collider `l`.
     #[cfg(not(target_arch = "x86_64"))]
     #[inline(always)]
     fn outside(&self, p: Vec3) -> u64 {
         let mut outside = 0;
         for l in 0..4 {
-            let (dx, dy, dz) = (p.x - self.x[l], p.y - self.y[l], p.z - self.z[l]);
-            let d2 = (dx * dx) + (dy * dy) + (dz * dz);
-            outside |= ((d2 >= self.r2[l]) as u64) << l;
+            let d = [p.x - self.x[l], p.y - self.y[l], p.z - self.z[l]];
+            let q = |i: usize| (0..3).map(|j| self.m[3 * i + j][l] * d[j]).sum::<f32>();
+            let len2 = (0..3).map(|i| q(i) * q(i)).sum::<f32>();
+            outside |= ((len2 >= self.threshold[l]) as u64) << l;
         }
         outside
     }
@@ -170,7 +196,7 @@ impl SphereGroup {
 #[derive(Clone, Debug)]
 pub(crate) struct Broad {
     runs: Vec<Run>,
-    spheres: Spheres,
+    bounds: Bounds,
     /// The margin the runs were built for (colliders grown by it).
     margin: f32,
 }
@@ -180,12 +206,12 @@ impl Broad {
     pub(crate) fn new(n: usize) -> Self {
         Self {
             runs: vec![Run::ALL; n.div_ceil(RUN)],
-            spheres: Spheres::default(),
+            bounds: Bounds::default(),
             margin: 0.0,
         }
     }
 
-    /// The runs' boxes around the max-distance spheres of `reference` and `max_distance`, and
+    /// The runs' boxes around the max-distance bounds of `reference` and `max_distance`, and
     /// the colliders (grown by `margin`) that come near each.
     pub(crate) fn update(
         &mut self,
@@ -195,7 +221,7 @@ impl Broad {
         margin: f32,
     ) {
         self.margin = margin;
-        self.spheres.update(colliders, margin);
+        self.bounds.update(colliders, margin);
         let usable = colliders.len() <= MASK_BITS && reference.len() == max_distance.len();
         for (k, run) in self.runs.iter_mut().enumerate() {
             let range = k * RUN..((k + 1) * RUN).min(reference.len());
@@ -230,7 +256,7 @@ impl Broad {
                 mask: r.mask,
                 lo: r.lo,
                 hi: r.hi,
-                spheres: Some(&self.spheres),
+                bounds: Some(&self.bounds),
             },
             _ => Candidates::ALL,
         }
@@ -276,21 +302,21 @@ pub(crate) fn push_out_each(
     anchor: Option<Vec3>,
     margin: f32,
 ) -> (Vec3, bool) {
-    match candidates.spheres {
-        Some(spheres) if spheres.fit(colliders, margin) => {
-            push_out_holding(colliders, candidates, spheres, p, anchor, margin)
+    match candidates.bounds {
+        Some(bounds) if bounds.fit(colliders, margin) => {
+            push_out_holding(colliders, candidates, bounds, p, anchor, margin)
         }
         _ => push_out_one_by_one(colliders, candidates, p, anchor, margin),
     }
 }
 
-/// [`push_out_each`] with the bounding spheres tested four at a time: the colliders are
-/// pushed from in the same order, each one whose sphere holds the point where it then is.
+/// [`push_out_each`] with the [`Bounds`] tested four at a time: the colliders are pushed from
+/// in the same order, each one that does not rule out the point where it then is.
 #[inline(always)]
 fn push_out_holding(
     colliders: &[Collider],
     candidates: Candidates,
-    spheres: &Spheres,
+    bounds: &Bounds,
     mut p: Vec3,
     anchor: Option<Vec3>,
     margin: f32,
@@ -304,7 +330,7 @@ fn push_out_holding(
         }
     };
     let mut skipping = candidates.covers(p);
-    let mut todo = spheres.holding(p, among(skipping));
+    let mut todo = bounds.holding(p, among(skipping));
     let mut touched = false;
     while todo != 0 {
         let k = todo.trailing_zeros() as usize;
@@ -319,7 +345,7 @@ fn push_out_holding(
             touched = true;
             p = y;
             skipping = skipping && candidates.covers(p);
-            todo = spheres.holding(p, among(skipping) & later);
+            todo = bounds.holding(p, among(skipping) & later);
         } else {
             todo &= later;
         }
@@ -327,27 +353,27 @@ fn push_out_holding(
     (p, touched)
 }
 
-/// [`push_out_all`] with the bounding spheres of `colliders` at hand (from
-/// [`Spheres::update`] with the same colliders and margin; others are ignored): the same
-/// point, each sweep testing four spheres at a time.
+/// [`push_out_all`] with the [`Bounds`] of `colliders` at hand (from [`Bounds::update`] with
+/// the same colliders and margin; others are ignored): the same point, each sweep testing
+/// four colliders at a time.
 pub fn push_out_all_among(
     colliders: &[Collider],
-    spheres: &Spheres,
+    bounds: &Bounds,
     mut p: Vec3,
     anchor: Option<Vec3>,
     margin: f32,
     sweeps: usize,
 ) -> Vec3 {
-    if !spheres.fit(colliders, margin) {
+    if !bounds.fit(colliders, margin) {
         return push_out_all(colliders, p, anchor, margin, sweeps);
     }
     let every = Candidates {
-        spheres: Some(spheres),
+        bounds: Some(bounds),
         ..Candidates::ALL
     };
     for _ in 0..sweeps {
         let start = p;
-        p = push_out_holding(colliders, every, spheres, p, anchor, margin).0;
+        p = push_out_holding(colliders, every, bounds, p, anchor, margin).0;
         if p == start {
             break;
         }
@@ -461,26 +487,88 @@ mod tests {
         assert!(moved > 10, "{moved}");
         // Another margin: no broad phase.
         assert_eq!(broad.of(0, 0.5).mask, u64::MAX);
-        // Sweeps over every collider, their spheres tested four at a time: the same points.
-        let mut spheres = Spheres::default();
-        spheres.update(&colliders, margin);
+        // Sweeps over every collider, their bounds tested four at a time: the same points.
+        let mut bounds = Bounds::default();
+        bounds.update(&colliders, margin);
         let mut pushed = 0;
         for &r in &reference {
             let p = r + v(&mut seed, 0.6);
             for anchor in [None, Some(r)] {
                 let want = push_out_all(&colliders, p, anchor, margin, 4);
-                let got = push_out_all_among(&colliders, &spheres, p, anchor, margin, 4);
+                let got = push_out_all_among(&colliders, &bounds, p, anchor, margin, 4);
                 assert_eq!(
                     want.to_array().map(f32::to_bits),
                     got.to_array().map(f32::to_bits)
                 );
                 pushed += (want != p) as usize;
-                // Spheres grown by another margin are not used.
-                let other = push_out_all_among(&colliders, &spheres, p, anchor, 0.03, 4);
+                // Bounds grown by another margin are not used.
+                let other = push_out_all_among(&colliders, &bounds, p, anchor, 0.03, 4);
                 assert_eq!(other, push_out_all(&colliders, p, anchor, 0.03, 4));
             }
         }
         assert!(pushed > 20, "{pushed}");
+    }
+
+    #[test]
+    fn a_collider_rules_out_only_points_its_pushes_leave_alone() {
+        let mut seed = 11;
+        let mut u = || lcg(&mut seed);
+        let (mut ruled_out, mut near_surface) = (0, 0);
+        for k in 0..400 {
+            // Long thin ellipsoids as well as round ones, turned every way, a few with a
+            // rotation a little off unit length.
+            let radii = Vec3::new(0.02 + u() * 0.3, 0.02 + u() * 0.05, 0.02 + u() * 0.2);
+            let axis = Vec3::new(u() - 0.5, u() - 0.5, u() - 0.5).normalize_or(Vec3::Y);
+            let rotation = Quat::from_axis_angle(axis, u() * 6.3) * (1.0 + (k % 3) as f32 * 1e-6);
+            let center = Vec3::new(u() - 0.5, u() + 0.5, u() - 0.5);
+            let margin = 0.01 * (k % 4) as f32;
+            let c = if k % 5 == 4 {
+                Collider::Sphere {
+                    center,
+                    radius: radii.x,
+                }
+            } else {
+                Collider::Ellipsoid {
+                    center,
+                    rotation,
+                    radii,
+                }
+            };
+            let mut bounds = Bounds::default();
+            bounds.update(&[c], margin);
+            let grown = match c {
+                Collider::Sphere { radius, .. } => Vec3::splat(radius + margin),
+                _ => radii + Vec3::splat(margin),
+            };
+            let turn = match c {
+                Collider::Sphere { .. } => Quat::IDENTITY,
+                _ => rotation,
+            };
+            for _ in 0..50 {
+                // Points on shells from just inside to well outside the grown surface.
+                let dir = Vec3::new(u() - 0.5, u() - 0.5, u() - 0.5).normalize_or(Vec3::X);
+                let scale = 0.98 + 0.06 * u();
+                let p = center + turn * (dir * grown * scale);
+                let anchor = center + turn * (dir * grown * 3.0);
+                near_surface += (scale > 1.0 && scale < 1.005) as usize;
+                if bounds.holding(p, 1) == 0 {
+                    ruled_out += 1;
+                    assert_eq!(c.push_out(p, margin), p, "{c:?} {p}");
+                    assert_eq!(c.push_out_toward(p, anchor, margin), p, "{c:?} {p}");
+                }
+            }
+        }
+        // Most points outside the surface were ruled out, some of them a hair outside.
+        assert!(ruled_out > 400 * 50 / 2, "{ruled_out}");
+        assert!(near_surface > 500, "{near_surface}");
+        // Shapes with no unit map are always pushed from.
+        let ground = Collider::Plane {
+            point: Vec3::ZERO,
+            normal: Vec3::Y,
+        };
+        let mut bounds = Bounds::default();
+        bounds.update(&[ground], 0.0);
+        assert_eq!(bounds.holding(Vec3::new(0.0, 50.0, 0.0), 1), 1);
     }
 
     #[test]

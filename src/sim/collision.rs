@@ -175,10 +175,28 @@ impl Collider {
         (p - center).length_squared() >= bound2
     }
 
+    /// For an ellipsoid or a sphere grown by `margin` (`None` for other shapes): its centre,
+    /// the rows of the matrix taking `p - center` to the unit-sphere point its pushes test,
+    /// and a squared length from that matrix at or past which the pushes surely find `p`
+    /// outside and hand it back unchanged. The matrix is the pushes' own map (the rotation's
+    /// inverse, then divided by the radii), its columns made with the same quaternion
+    /// arithmetic, so it differs from theirs by rounding alone: a few millionths, times the
+    /// ratio of the longest to the shortest radius; the threshold leaves 1e-4 times its square.
+    pub(crate) fn unit_map(&self, margin: f32) -> Option<(Vec3, [Vec3; 3], f32)> {
+        let (center, rotation, radii) = self.grown_ellipsoid(margin)?;
+        let inv = rotation.inverse();
+        let cols = [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| inv * axis / radii);
+        let rows = [0, 1, 2].map(|i| Vec3::new(cols[0][i], cols[1][i], cols[2][i]));
+        let ratio = radii.max_element() / radii.min_element();
+        let threshold = 1.0 + 1e-4 * ratio * ratio;
+        (radii.min_element() > 0.0 && threshold.is_finite() && rows.iter().all(|r| r.is_finite()))
+            .then_some((center, rows, threshold))
+    }
+
     /// The centre and squared radius of the sphere holding an ellipsoid or a sphere grown by
     /// `margin` (`None` for other shapes): a point at or past that radius is left alone.
     #[inline(always)]
-    pub(crate) fn bounding_sphere(&self, margin: f32) -> Option<(Vec3, f32)> {
+    fn bounding_sphere(&self, margin: f32) -> Option<(Vec3, f32)> {
         let (center, bound) = match *self {
             Collider::Ellipsoid { center, radii, .. } => (center, radii.max_element() + margin),
             Collider::Sphere { center, radius } => (center, radius + margin),
