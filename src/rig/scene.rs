@@ -732,17 +732,14 @@ impl Scene {
         let body = &self.colliders[..self.body_colliders()];
         self.body_bounds.update(body, margin);
         let bounds = &self.body_bounds;
-        let legs = &body[self.torso_colliders.min(body.len())..];
-        let legs = if veil { &[] } else { legs };
+        let legs = self.torso_colliders.min(body.len())..body.len();
+        let legs = if veil { 0..0 } else { legs };
         let has_legs = !legs.is_empty();
         let axis = BodyAxis::of_pelvis(self.model[self.pelvis]);
         let refs = self.references.iter_mut().zip(&mut self.leg_push);
         for ((r, push), _) in refs.zip(pinned).filter(|(_, &p)| !p) {
             let out = axis.outward(*r);
-            let t = legs
-                .iter()
-                .filter_map(|c| c.exit_along(*r, out, margin))
-                .fold(0.0, f32::max);
+            let t = bounds.furthest_exit(body, legs.clone(), *r, out, margin);
             let pushed = push_out_all_among(body, bounds, *r + out * t, None, margin, 4);
             *push = pushed.distance(*r);
             *r = pushed;

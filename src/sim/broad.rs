@@ -15,6 +15,8 @@
 
 use glam::Vec3;
 
+#[cfg(not(target_arch = "x86_64"))]
+use super::collision::ray_misses_sphere;
 use super::{push_out_all, Collider};
 
 /// Particles per run.
@@ -91,6 +93,9 @@ struct BoundsGroup {
     z: [f32; 4],
     m: [[f32; 4]; 9],
     threshold: [f32; 4],
+    /// The squared radius of the bounding sphere, for rays (minus infinity where there is
+    /// none: every ray misses).
+    r2: [f32; 4],
 }
 
 impl Bounds {
@@ -105,8 +110,10 @@ impl Bounds {
                 z: [0.0; 4],
                 m: [[0.0; 4]; 9],
                 threshold: [f32::NEG_INFINITY; 4],
+                r2: [f32::NEG_INFINITY; 4],
             };
             for (l, c) in four.iter().enumerate() {
+                g.r2[l] = c.bounding_radius2(margin).unwrap_or(f32::NEG_INFINITY);
                 let Some((center, rows, threshold)) = c.unit_map(margin) else {
                     g.threshold[l] = f32::NAN;
                     continue;
@@ -127,6 +134,39 @@ impl Bounds {
     /// `margin`.
     fn fit(&self, colliders: &[Collider], margin: f32) -> bool {
         self.len == colliders.len() && self.len <= MASK_BITS && self.margin == margin
+    }
+
+    /// The furthest point (metres from `p`, at least 0) where the ray from `p` along the unit
+    /// vector `dir` leaves any of `colliders[among]` grown by `margin`: the largest
+    /// [`Collider::exit_along`], the bounding spheres tested four at a time with the same
+    /// arithmetic where these are the bounds of `colliders` and `margin`.
+    pub fn furthest_exit(
+        &self,
+        colliders: &[Collider],
+        among: std::ops::Range<usize>,
+        p: Vec3,
+        dir: Vec3,
+        margin: f32,
+    ) -> f32 {
+        let among = among.start.min(colliders.len())..among.end.min(colliders.len());
+        if !self.fit(colliders, margin) {
+            return (colliders[among].iter())
+                .filter_map(|c| c.exit_along(p, dir, margin))
+                .fold(0.0, f32::max);
+        }
+        let among_bits = low_bits(among.end) & !low_bits(among.start);
+        let mut t = 0.0f32;
+        for (k, g) in self.groups.iter().enumerate() {
+            let mut hit = !g.rays_miss(p, dir) & (among_bits >> (4 * k)) & 0xF;
+            while hit != 0 {
+                let l = hit.trailing_zeros() as usize;
+                hit &= hit - 1;
+                if let Some(e) = colliders[4 * k + l].exit_along_past_bound(p, dir, margin) {
+                    t = t.max(e);
+                }
+            }
+        }
+        t
     }
 
     /// Of the colliders in `among` (bit `k`: collider `k`), those that do not rule `p` out:
@@ -175,6 +215,45 @@ impl BoundsGroup {
             );
             _mm_movemask_ps(_mm_cmpge_ps(len2, load(&self.threshold))) as u64
         }
+    }
+
+    /// Bit `l`: the ray from `p` along `dir` misses sphere `l`
+    /// ([`crate::sim::collision::ray_misses_sphere`]).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn rays_miss(&self, p: Vec3, dir: Vec3) -> u64 {
+        use std::arch::x86_64::*;
+        // SAFETY: as in `outside`.
+        unsafe {
+            let load = |a: &[f32; 4]| _mm_load_ps(a.as_ptr());
+            let d = |c: &[f32; 4], v: f32| _mm_sub_ps(load(c), _mm_set1_ps(v));
+            let (tx, ty, tz) = (d(&self.x, p.x), d(&self.y, p.y), d(&self.z, p.z));
+            let dot = |x: __m128, y: __m128, z: __m128| {
+                _mm_add_ps(
+                    _mm_add_ps(_mm_mul_ps(tx, x), _mm_mul_ps(ty, y)),
+                    _mm_mul_ps(tz, z),
+                )
+            };
+            let along = dot(_mm_set1_ps(dir.x), _mm_set1_ps(dir.y), _mm_set1_ps(dir.z));
+            let d2 = dot(tx, ty, tz);
+            let r2 = load(&self.r2);
+            let wide = _mm_cmpgt_ps(_mm_sub_ps(d2, _mm_mul_ps(along, along)), r2);
+            let behind = _mm_and_ps(_mm_cmplt_ps(along, _mm_setzero_ps()), _mm_cmpgt_ps(d2, r2));
+            _mm_movemask_ps(_mm_or_ps(wide, behind)) as u64
+        }
+    }
+
+    /// Bit `l`: the ray from `p` along `dir` misses sphere `l`
+    /// ([`crate::sim::collision::ray_misses_sphere`]).
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    fn rays_miss(&self, p: Vec3, dir: Vec3) -> u64 {
+        let mut miss = 0;
+        for l in 0..4 {
+            let to_center = Vec3::new(self.x[l], self.y[l], self.z[l]) - p;
+            miss |= (ray_misses_sphere(to_center, dir, self.r2[l]) as u64) << l;
+        }
+        miss
     }
 
     /// Bit `l`: `p` is surely outside collider `l`.
@@ -263,6 +342,15 @@ impl Broad {
     }
 }
 
+/// A mask of the first `n` colliders.
+fn low_bits(n: usize) -> u64 {
+    if n >= MASK_BITS {
+        u64::MAX
+    } else {
+        (1 << n) - 1
+    }
+}
+
 /// Whether any point of the box `lo`..`hi` may lie inside `c` grown by `margin`. Errs toward
 /// yes: the bound is widened by a thousandth (and 10 um), far more than rounding in the exact
 /// tests could take back.
@@ -321,7 +409,7 @@ fn push_out_holding(
     anchor: Option<Vec3>,
     margin: f32,
 ) -> (Vec3, bool) {
-    let every = u64::MAX >> (MASK_BITS - colliders.len().max(1));
+    let every = low_bits(colliders.len());
     let among = |skipping: bool| {
         if skipping {
             candidates.mask & every
@@ -507,6 +595,20 @@ mod tests {
             }
         }
         assert!(pushed > 20, "{pushed}");
+        // Rays out of the colliders, against a run of them: the same furthest exit.
+        let mut exits = 0;
+        for (i, &r) in reference.iter().enumerate() {
+            let p = r + v(&mut seed, 0.6);
+            let dir = v(&mut seed, 1.0).normalize_or(Vec3::X);
+            let among = i % 5..12 - i % 3;
+            let want = (colliders[among.clone()].iter())
+                .filter_map(|c| c.exit_along(p, dir, margin))
+                .fold(0.0, f32::max);
+            let got = bounds.furthest_exit(&colliders, among.clone(), p, dir, margin);
+            assert_eq!(want.to_bits(), got.to_bits(), "{p} {dir} {among:?}");
+            exits += (want > 0.0) as usize;
+        }
+        assert!(exits > 20, "{exits}");
     }
 
     #[test]

@@ -257,12 +257,24 @@ impl Collider {
         // Most rays pass wide of the shape's bounding sphere, or it lies behind the point:
         // that test inlined into the caller, the rest out of line.
         let bound = radii.max_element();
-        let to_center = center - p;
-        let along = to_center.dot(dir);
-        let d2 = to_center.length_squared();
-        if d2 - along * along > bound * bound || (along < 0.0 && d2 > bound * bound) {
+        if ray_misses_sphere(center - p, dir, bound * bound) {
             return None;
         }
+        Self::exit_along_near(p, dir, center, rotation, radii)
+    }
+
+    /// The squared radius of the sphere holding an ellipsoid or a sphere grown by `margin`,
+    /// as [`Collider::exit_along`] tests rays against it (`None` for other shapes).
+    pub(crate) fn bounding_radius2(&self, margin: f32) -> Option<f32> {
+        let (_, _, radii) = self.grown_ellipsoid(margin)?;
+        let bound = radii.max_element();
+        Some(bound * bound)
+    }
+
+    /// [`Collider::exit_along`] past the bounding-sphere test, for an ellipsoid or a sphere
+    /// (`None` for other shapes).
+    pub(crate) fn exit_along_past_bound(&self, p: Vec3, dir: Vec3, margin: f32) -> Option<f32> {
+        let (center, rotation, radii) = self.grown_ellipsoid(margin)?;
         Self::exit_along_near(p, dir, center, rotation, radii)
     }
 
@@ -397,6 +409,17 @@ pub fn push_out_all(
         }
     }
     p
+}
+
+/// Whether the ray from a point in unit direction `dir` passes wide of the sphere of squared
+/// radius `bound2` whose centre is `to_center` from the point, or the sphere lies behind the
+/// point: the test [`Collider::exit_along`] starts with (the order of its arithmetic is kept
+/// where others repeat it four at a time).
+#[inline(always)]
+pub(crate) fn ray_misses_sphere(to_center: Vec3, dir: Vec3, bound2: f32) -> bool {
+    let along = to_center.dot(dir);
+    let d2 = to_center.length_squared();
+    d2 - along * along > bound2 || (along < 0.0 && d2 > bound2)
 }
 
 /// The closest points of segments `p0`-`p1` and `q0`-`q1`, one on each.
