@@ -649,6 +649,11 @@ impl App {
 }
 
 impl eframe::App for App {
+    /// The panels' colour: they draw no fill of their own (see `App::panels`).
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        visuals.panel_fill.to_normalized_gamma_f32()
+    }
+
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         if ctx.input(|i| i.viewport().close_requested()) && self.is_dirty() && !self.allow_close {
