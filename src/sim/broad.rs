@@ -271,6 +271,37 @@ impl BoundsGroup {
     }
 }
 
+/// Colliders grown by `margin`, with their [`Bounds`] when the caller has them: what the
+/// searches on the rest-length sphere test points against.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shapes<'a> {
+    pub(crate) colliders: &'a [Collider],
+    pub(crate) margin: f32,
+    pub(crate) bounds: Option<&'a Bounds>,
+}
+
+impl Shapes<'_> {
+    /// Whether `x` is outside every collider (no push moves it); with bounds for these
+    /// colliders and margin, only those that do not rule it out are tried.
+    pub(crate) fn clear(&self, x: Vec3) -> bool {
+        let (colliders, margin) = (self.colliders, self.margin);
+        match self.bounds {
+            Some(b) if b.fit(colliders, margin) => {
+                let mut todo = b.holding(x, low_bits(colliders.len()));
+                while todo != 0 {
+                    let k = todo.trailing_zeros() as usize;
+                    todo &= todo - 1;
+                    if colliders[k].push_out_near(x, margin) != x {
+                        return false;
+                    }
+                }
+                true
+            }
+            _ => colliders.iter().all(|c| c.push_out(x, margin) == x),
+        }
+    }
+}
+
 /// Each run's [`Candidates`] for one solver step.
 #[derive(Clone, Debug)]
 pub(crate) struct Broad {
@@ -324,6 +355,11 @@ impl Broad {
                 Run::ALL
             };
         }
+    }
+
+    /// This step's colliders in the form tested four at a time.
+    pub(crate) fn bounds(&self) -> &Bounds {
+        &self.bounds
     }
 
     /// Particle `i`'s candidates for colliders grown by `margin` ([`Candidates::ALL`] for
@@ -589,6 +625,13 @@ mod tests {
                     got.to_array().map(f32::to_bits)
                 );
                 pushed += (want != p) as usize;
+                // Whether a point is clear, with and without the bounds: the same answer.
+                let shapes = |bounds| Shapes {
+                    colliders: &colliders,
+                    margin,
+                    bounds,
+                };
+                assert_eq!(shapes(Some(&bounds)).clear(p), shapes(None).clear(p));
                 // Bounds grown by another margin are not used.
                 let other = push_out_all_among(&colliders, &bounds, p, anchor, 0.03, 4);
                 assert_eq!(other, push_out_all(&colliders, p, anchor, 0.03, 4));

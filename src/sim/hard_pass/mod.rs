@@ -15,12 +15,12 @@ use glam::Vec3;
 
 pub use sphere::{clear_point_on_sphere, least_deep_point_on_sphere, swing_clear};
 
-use super::broad::{Broad, Candidates};
+use super::broad::{Broad, Candidates, Shapes};
 use super::cloth::{clamp_to, excess, surely_within, ClothStats};
 use super::tear::{CUT_RIGHT, CUT_UP};
 use super::topology::{ConstraintKind, Link, Topology};
 use super::{push_out_all, Collider};
-use sphere::{swing_clear_among, swing_within_reach, Rim, Swing};
+use sphere::{clear_point_among, swing_clear_among, swing_within_reach, Rim, Swing};
 
 /// How deep (metres, past the collider's surface, margin not counted) the hard pass may leave a
 /// particle to keep its link at rest length and within its max distance, where no point is both
@@ -79,6 +79,15 @@ impl HardInput<'_> {
     #[inline]
     fn is_cut(&self, i: usize, bit: u8) -> bool {
         self.cut.get(i).is_some_and(|c| c & bit != 0)
+    }
+
+    /// The colliders, with this step's bounds where there is a broad phase.
+    fn shapes(&self) -> Shapes<'_> {
+        Shapes {
+            colliders: self.colliders,
+            margin: self.margin,
+            bounds: self.broad.map(Broad::bounds),
+        }
     }
 
     /// Particle `i`'s swing out of the colliders, tested against only those that can reach it.
@@ -304,9 +313,8 @@ impl HardPass {
         let (mut y, mut clear) = input.swing_clear(i, at, y);
         if !clear {
             let was = pos[i].distance(other);
-            if let Some(z) =
-                clear_point_on_sphere(input.colliders, input.margin, top, rest, y, r, md)
-                    .filter(|z| z.distance(other) < was)
+            if let Some(z) = clear_point_among(input.shapes(), top, rest, y, r, md)
+                .filter(|z| z.distance(other) < was)
             {
                 (y, clear) = (z, true);
             }
@@ -467,7 +475,7 @@ fn rescue(
     // column further than a few swings reach), search the whole rest-length sphere for the
     // clear point nearest to where it was headed.
     if !clear {
-        if let Some(y) = clear_point_on_sphere(input.colliders, input.margin, top, rest, x, r, md) {
+        if let Some(y) = clear_point_among(input.shapes(), top, rest, x, r, md) {
             x = y;
             clear = true;
         }

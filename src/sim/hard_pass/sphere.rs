@@ -6,7 +6,7 @@
 
 use glam::Vec3;
 
-use crate::sim::broad::{push_out_each, Candidates};
+use crate::sim::broad::{push_out_each, Candidates, Shapes};
 use crate::sim::Collider;
 
 /// Swings `x`, a point at distance `rest` from `top`, out of the colliders while keeping it at
@@ -229,10 +229,26 @@ pub fn clear_point_on_sphere(
     reference: Vec3,
     max_distance: f32,
 ) -> Option<Vec3> {
-    let ok = |x: Vec3| {
-        x.distance_squared(reference) <= max_distance * max_distance
-            && clear_of(colliders, x, margin)
+    let shapes = Shapes {
+        colliders,
+        margin,
+        bounds: None,
     };
+    clear_point_among(shapes, top, rest, blocked, reference, max_distance)
+}
+
+/// [`clear_point_on_sphere`] against `shapes` (the same point; with their bounds, each point
+/// tried is tested against four colliders at a time).
+pub(crate) fn clear_point_among(
+    shapes: Shapes,
+    top: Vec3,
+    rest: f32,
+    blocked: Vec3,
+    reference: Vec3,
+    max_distance: f32,
+) -> Option<Vec3> {
+    let ok =
+        |x: Vec3| x.distance_squared(reference) <= max_distance * max_distance && shapes.clear(x);
     let from = (blocked - top).normalize_or(Vec3::NEG_Y);
     let mut best: Option<(f32, Vec3)> = None;
     for k in 0..SPHERE_SEARCH_DIRECTIONS {
@@ -258,7 +274,12 @@ pub fn clear_point_on_sphere(
 
 /// Whether `x` is outside every collider grown by `margin` (no push moves it).
 fn clear_of(colliders: &[Collider], x: Vec3, margin: f32) -> bool {
-    colliders.iter().all(|c| c.push_out(x, margin) == x)
+    let shapes = Shapes {
+        colliders,
+        margin,
+        bounds: None,
+    };
+    shapes.clear(x)
 }
 
 /// How deep `x` lies in the deepest of `colliders`, metres, margin not counted (0 outside all).
