@@ -70,10 +70,10 @@ impl Run {
 
 /// A step's colliders (grown by the margin) in the form the pushes' first test takes, four
 /// to a group in separate arrays, so one point is tested against four in a few vector
-/// instructions: for an ellipsoid or a sphere the map to its unit sphere
-/// ([`Collider::unit_map`]), which rules a point out where it lands surely outside. Only
-/// points the collider's own push would hand back unchanged are ruled out, so pushing from
-/// the rest gives the same bits.
+/// instructions: for an ellipsoid or a sphere the map to its unit sphere (the pushes' own map
+/// up to rounding), which rules a point out where it lands surely outside. Only points the
+/// collider's own push would hand back unchanged are ruled out, so pushing from the rest gives
+/// the same bits.
 #[derive(Clone, Debug, Default)]
 pub struct Bounds {
     groups: Vec<BoundsGroup>,
