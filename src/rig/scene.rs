@@ -242,7 +242,7 @@ impl Scene {
             prev_offsets: vec![Vec3::ZERO; n],
             leg_push: vec![0.0; n],
             colliders: Vec::new(),
-            body_bounds: Bounds::default(),
+            body_bounds: Bounds::with_capacity(body_ellipsoids.len().max(veil_ellipsoids.len())),
             body_ellipsoids,
             torso_colliders,
             root: Frame::IDENTITY,

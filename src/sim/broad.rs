@@ -99,6 +99,14 @@ struct BoundsGroup {
 }
 
 impl Bounds {
+    /// Room for `colliders` colliders, so updates up to that many allocate nothing.
+    pub fn with_capacity(colliders: usize) -> Self {
+        Self {
+            groups: Vec::with_capacity(colliders.div_ceil(4)),
+            ..Self::default()
+        }
+    }
+
     /// The bounds of `colliders` grown by `margin`, in place of the last ones.
     pub fn update(&mut self, colliders: &[Collider], margin: f32) {
         (self.len, self.margin) = (colliders.len(), margin);
@@ -280,7 +288,16 @@ pub(crate) struct Shapes<'a> {
     pub(crate) bounds: Option<&'a Bounds>,
 }
 
-impl Shapes<'_> {
+impl<'a> Shapes<'a> {
+    /// `colliders` grown by `margin`, without bounds.
+    pub(crate) fn plain(colliders: &'a [Collider], margin: f32) -> Self {
+        Self {
+            colliders,
+            margin,
+            bounds: None,
+        }
+    }
+
     /// Whether `x` is outside every collider (no push moves it); with bounds for these
     /// colliders and margin, only those that do not rule it out are tried.
     pub(crate) fn clear(&self, x: Vec3) -> bool {
@@ -316,7 +333,8 @@ impl Broad {
     pub(crate) fn new(n: usize) -> Self {
         Self {
             runs: vec![Run::ALL; n.div_ceil(RUN)],
-            bounds: Bounds::default(),
+            // As many as a mask holds: more are tested one by one.
+            bounds: Bounds::with_capacity(MASK_BITS),
             margin: 0.0,
         }
     }

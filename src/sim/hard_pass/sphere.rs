@@ -229,11 +229,7 @@ pub fn clear_point_on_sphere(
     reference: Vec3,
     max_distance: f32,
 ) -> Option<Vec3> {
-    let shapes = Shapes {
-        colliders,
-        margin,
-        bounds: None,
-    };
+    let shapes = Shapes::plain(colliders, margin);
     clear_point_among(shapes, top, rest, blocked, reference, max_distance)
 }
 
@@ -274,12 +270,7 @@ pub(crate) fn clear_point_among(
 
 /// Whether `x` is outside every collider grown by `margin` (no push moves it).
 fn clear_of(colliders: &[Collider], x: Vec3, margin: f32) -> bool {
-    let shapes = Shapes {
-        colliders,
-        margin,
-        bounds: None,
-    };
-    shapes.clear(x)
+    Shapes::plain(colliders, margin).clear(x)
 }
 
 /// How deep `x` lies in the deepest of `colliders`, metres, margin not counted (0 outside all).
