@@ -12,6 +12,7 @@ use std::f32::consts::{FRAC_PI_2, PI, TAU};
 use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
+use super::nearest::PointGrid;
 use super::skirt::{LegBones, LegLines};
 use super::{Character, PosedEllipsoid, Role, Roles};
 use crate::preset::Garment;
@@ -847,6 +848,8 @@ pub(super) struct RestSkin {
     normals: Vec<Vec3>,
     joints: Vec<[u16; 4]>,
     weights: Vec<[f32; 4]>,
+    /// The positions sorted into cells, for [`RestSkin::nearest`].
+    grid: PointGrid,
 }
 
 /// How many of the nearest skin vertices [`RestSkin`] blends: enough to smooth over one
@@ -861,6 +864,7 @@ impl RestSkin {
         let (mut positions, mut normals) = (Vec::new(), Vec::new());
         super::mesh::skin(&character.mesh, &matrices, &mut positions, &mut normals);
         Self {
+            grid: PointGrid::new(&positions),
             positions,
             normals,
             joints: character.mesh.joints.clone(),
@@ -868,20 +872,12 @@ impl RestSkin {
         }
     }
 
-    /// The skin vertices nearest `p`, nearest first.
+    /// The skin vertices nearest `p`, nearest first (ties by index).
     fn nearest(&self, p: Vec3) -> impl Iterator<Item = usize> {
-        let mut nearest = [(f32::MAX, usize::MAX); SKIN_NEIGHBOURS];
-        for (v, q) in self.positions.iter().enumerate() {
-            let d = q.distance_squared(p);
-            if d < nearest[SKIN_NEIGHBOURS - 1].0 {
-                nearest[SKIN_NEIGHBOURS - 1] = (d, v);
-                nearest.sort_by(|a, b| a.0.total_cmp(&b.0));
-            }
-        }
-        nearest
+        self.grid
+            .nearest::<SKIN_NEIGHBOURS>(p)
             .into_iter()
-            .map(|n| n.1)
-            .filter(|&v| v != usize::MAX)
+            .flatten()
     }
 
     /// The skinning of the skin nearest `p` (its nearest vertices' weights, merged), as render
