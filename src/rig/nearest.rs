@@ -74,15 +74,23 @@ impl PointGrid {
         let mut found: Vec<(f32, u32)> = Vec::new();
         let centre = self.cell_of(p);
         let shells = self.dims.iter().max().copied().unwrap_or(1);
+        // A total order (indices differ), so the K kept are the same however they are found.
+        let order = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
         for s in 0..shells {
             self.add_shell(centre, s, p, &mut found);
-            found.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            if K == 0 || found.len() < K {
+                continue;
+            }
+            // The K nearest so far, the Kth last; the rest can never be among them.
+            found.select_nth_unstable_by(K - 1, order);
+            found.truncate(K);
             // Half a cell less, so a point put in a neighbouring cell by rounding is covered.
             let reach = (s as f32 - 0.5).max(0.0) * self.cell;
-            if found.len() >= K && found[K - 1].0 < reach * reach {
+            if found[K - 1].0 < reach * reach {
                 break;
             }
         }
+        found.sort_by(order);
         std::array::from_fn(|k| found.get(k).map(|&(_, i)| i as usize))
     }
 
