@@ -298,12 +298,20 @@ fn fit_piece(axes: Quat, points: &[Vec3], body: &[Vec3]) -> Option<(Vec3, Vec3)>
     );
     let centre_local = (lo + hi) * 0.5;
     let mut radii = ((hi - lo) * 0.5).max(Vec3::splat(0.01));
-    let local: Vec<Vec3> = body.iter().map(|p| to_local * *p - centre_local).collect();
+    // The radii only shrink, so a vertex outside the first ellipsoid stays outside every
+    // later one: only those inside can be the deepest while it is inside (which is all the
+    // rounds ask), in their order, so the same one.
+    let local: Vec<Vec3> = (body.iter())
+        .map(|p| to_local * *p - centre_local)
+        .filter(|q| (*q / radii).length_squared() < 1.0)
+        .collect();
     let deepest = |radii: Vec3| {
         local
             .iter()
             .map(|q| *q / radii)
             .min_by(|a, b| a.length_squared().total_cmp(&b.length_squared()))
+            // None left inside: the deepest vertex is at or outside the surface.
+            .or((!body.is_empty()).then_some(Vec3::X))
     };
     for _ in 0..SHRINK_ROUNDS {
         let Some(u) = deepest(radii) else { break };
