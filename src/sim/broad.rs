@@ -339,7 +339,7 @@ impl Broad {
         }
     }
 
-    /// The runs' boxes around the max-distance bounds of `reference` and `max_distance`, and
+    /// The runs' boxes around the max-distance spheres of `reference` and `max_distance`, and
     /// the colliders (grown by `margin`) that come near each.
     pub(crate) fn update(
         &mut self,
