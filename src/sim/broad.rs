@@ -121,7 +121,9 @@ impl Bounds {
                 r2: [f32::NEG_INFINITY; 4],
             };
             for (l, c) in four.iter().enumerate() {
-                g.r2[l] = c.bounding_radius2(margin).unwrap_or(f32::NEG_INFINITY);
+                g.r2[l] = c
+                    .bounding_sphere(margin)
+                    .map_or(f32::NEG_INFINITY, |(_, r2)| r2);
                 let Some((center, rows, threshold)) = c.unit_map(margin) else {
                     g.threshold[l] = f32::NAN;
                     continue;

@@ -194,9 +194,10 @@ impl Collider {
     }
 
     /// The centre and squared radius of the sphere holding an ellipsoid or a sphere grown by
-    /// `margin` (`None` for other shapes): a point at or past that radius is left alone.
+    /// `margin` (`None` for other shapes): a point at or past that radius is left alone, and
+    /// a ray that passes wide of it leaves nothing to exit.
     #[inline(always)]
-    fn bounding_sphere(&self, margin: f32) -> Option<(Vec3, f32)> {
+    pub(crate) fn bounding_sphere(&self, margin: f32) -> Option<(Vec3, f32)> {
         let (center, bound) = match *self {
             Collider::Ellipsoid { center, radii, .. } => (center, radii.max_element() + margin),
             Collider::Sphere { center, radius } => (center, radius + margin),
@@ -253,22 +254,13 @@ impl Collider {
     /// shape lies behind `p`, or the shape is a capsule or a plane.
     #[inline(always)]
     pub fn exit_along(&self, p: Vec3, dir: Vec3, margin: f32) -> Option<f32> {
-        let (center, rotation, radii) = self.grown_ellipsoid(margin)?;
         // Most rays pass wide of the shape's bounding sphere, or it lies behind the point:
         // that test inlined into the caller, the rest out of line.
-        let bound = radii.max_element();
-        if ray_misses_sphere(center - p, dir, bound * bound) {
+        let (center, bound2) = self.bounding_sphere(margin)?;
+        if ray_misses_sphere(center - p, dir, bound2) {
             return None;
         }
-        Self::exit_along_near(p, dir, center, rotation, radii)
-    }
-
-    /// The squared radius of the sphere holding an ellipsoid or a sphere grown by `margin`,
-    /// as [`Collider::exit_along`] tests rays against it (`None` for other shapes).
-    pub(crate) fn bounding_radius2(&self, margin: f32) -> Option<f32> {
-        let (_, _, radii) = self.grown_ellipsoid(margin)?;
-        let bound = radii.max_element();
-        Some(bound * bound)
+        self.exit_along_past_bound(p, dir, margin)
     }
 
     /// [`Collider::exit_along`] past the bounding-sphere test, for an ellipsoid or a sphere
