@@ -24,36 +24,26 @@ const RUN: usize = 8;
 /// Most colliders one mask holds: with more, every point is tested against all.
 const MASK_BITS: usize = u64::BITS as usize;
 
-/// Colliders to test for one point, and the region where that choice holds.
+/// Colliders to test for one point: its run's, and the colliders' [`Bounds`] when the
+/// candidates come from a broad phase.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Candidates<'a> {
-    /// Bit `k`: collider `k` can reach points in the region.
-    mask: u64,
-    lo: Vec3,
-    hi: Vec3,
-    /// The colliders' [`Bounds`], when the candidates come from a broad phase.
+    run: Run,
     bounds: Option<&'a Bounds>,
 }
 
 impl Candidates<'_> {
     /// Every collider, everywhere: no broad phase.
     pub(crate) const ALL: Candidates<'static> = Candidates {
-        mask: u64::MAX,
-        lo: Vec3::NAN,
-        hi: Vec3::NAN,
+        run: Run::ALL,
         bounds: None,
     };
-
-    /// Whether the choice holds at `p` (never for [`Candidates::ALL`]: NaN compares false).
-    #[inline(always)]
-    fn covers(&self, p: Vec3) -> bool {
-        p.cmpge(self.lo).all() && p.cmple(self.hi).all()
-    }
 }
 
-/// A run's colliders to test and its box (see [`Candidates`]).
+/// The colliders that can reach a run of particles, and the region where that choice holds.
 #[derive(Clone, Copy, Debug)]
 struct Run {
+    /// Bit `k`: collider `k` can reach points in the region.
     mask: u64,
     lo: Vec3,
     hi: Vec3,
@@ -66,6 +56,12 @@ impl Run {
         lo: Vec3::NAN,
         hi: Vec3::NAN,
     };
+
+    /// Whether the choice holds at `p` (never for [`Run::ALL`]: NaN compares false).
+    #[inline(always)]
+    fn covers(&self, p: Vec3) -> bool {
+        p.cmpge(self.lo).all() && p.cmple(self.hi).all()
+    }
 }
 
 /// A step's colliders (grown by the margin) in the form the pushes' first test takes, four
@@ -321,13 +317,11 @@ impl<'a> Shapes<'a> {
     }
 }
 
-/// Each run's [`Candidates`] for one solver step.
+/// Each run's [`Candidates`] for one solver step, for colliders grown by the bounds' margin.
 #[derive(Clone, Debug)]
 pub(crate) struct Broad {
     runs: Vec<Run>,
     bounds: Bounds,
-    /// The margin the runs were built for (colliders grown by it).
-    margin: f32,
 }
 
 impl Broad {
@@ -337,7 +331,6 @@ impl Broad {
             runs: vec![Run::ALL; n.div_ceil(RUN)],
             // As many as a mask holds: more are tested one by one.
             bounds: Bounds::with_capacity(MASK_BITS),
-            margin: 0.0,
         }
     }
 
@@ -350,7 +343,6 @@ impl Broad {
         colliders: &[Collider],
         margin: f32,
     ) {
-        self.margin = margin;
         self.bounds.update(colliders, margin);
         let usable = colliders.len() <= MASK_BITS && reference.len() == max_distance.len();
         for (k, run) in self.runs.iter_mut().enumerate() {
@@ -387,10 +379,8 @@ impl Broad {
     #[inline(always)]
     pub(crate) fn of(&self, i: usize, margin: f32) -> Candidates<'_> {
         match self.runs.get(i / RUN) {
-            Some(r) if margin == self.margin => Candidates {
-                mask: r.mask,
-                lo: r.lo,
-                hi: r.hi,
+            Some(&run) if margin == self.bounds.margin => Candidates {
+                run,
                 bounds: Some(&self.bounds),
             },
             _ => Candidates::ALL,
@@ -468,12 +458,12 @@ fn push_out_holding(
     let every = low_bits(colliders.len());
     let among = |skipping: bool| {
         if skipping {
-            candidates.mask & every
+            candidates.run.mask & every
         } else {
             every
         }
     };
-    let mut skipping = candidates.covers(p);
+    let mut skipping = candidates.run.covers(p);
     let mut todo = bounds.holding(p, among(skipping));
     let mut touched = false;
     while todo != 0 {
@@ -488,7 +478,7 @@ fn push_out_holding(
         if y != p {
             touched = true;
             p = y;
-            skipping = skipping && candidates.covers(p);
+            skipping = skipping && candidates.run.covers(p);
             todo = bounds.holding(p, among(skipping) & later);
         } else {
             todo &= later;
@@ -534,10 +524,10 @@ fn push_out_one_by_one(
     anchor: Option<Vec3>,
     margin: f32,
 ) -> (Vec3, bool) {
-    let mut skipping = colliders.len() <= MASK_BITS && candidates.covers(p);
+    let mut skipping = colliders.len() <= MASK_BITS && candidates.run.covers(p);
     let mut touched = false;
     for (k, c) in colliders.iter().enumerate() {
-        if skipping && candidates.mask & (1 << k) == 0 {
+        if skipping && candidates.run.mask & (1 << k) == 0 {
             continue;
         }
         let y = match anchor {
@@ -547,7 +537,7 @@ fn push_out_one_by_one(
         if y != p {
             touched = true;
             p = y;
-            skipping = skipping && candidates.covers(p);
+            skipping = skipping && candidates.run.covers(p);
         }
     }
     (p, touched)
@@ -614,7 +604,7 @@ mod tests {
             let reach = if i % 5 == 0 { 3.0 } else { 1.0 };
             let p = reference[i] + v(&mut seed, 2.0 * reach * max_distance[i]);
             let c = broad.of(i, margin);
-            skipped += colliders.len() - c.mask.count_ones() as usize;
+            skipped += colliders.len() - c.run.mask.count_ones() as usize;
             for anchor in [None, Some(reference[i])] {
                 let all = push_out_each(&colliders, Candidates::ALL, p, anchor, margin);
                 let some = push_out_each(&colliders, c, p, anchor, margin);
@@ -630,7 +620,7 @@ mod tests {
         assert!(skipped > n * colliders.len() / 2, "{skipped}");
         assert!(moved > 10, "{moved}");
         // Another margin: no broad phase.
-        assert_eq!(broad.of(0, 0.5).mask, u64::MAX);
+        assert_eq!(broad.of(0, 0.5).run.mask, u64::MAX);
         // Sweeps over every collider, their bounds tested four at a time: the same points.
         let mut bounds = Bounds::default();
         bounds.update(&colliders, margin);
