@@ -16,7 +16,8 @@ use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
 use crate::sim::{
     clear_point_on_sphere, push_out_all_among, swing_clear, Bounds, Cloth, Collider,
-    ConstraintKind, FabricParams, FoldError, FoldLine, Frame, StepInput, Topology, WorldMotion,
+    ConstraintKind, FabricParams, FoldError, FoldLine, Frame, Shapes, StepInput, Topology,
+    WorldMotion,
 };
 
 /// The farthest apart two neighbouring reference points in a row may be, x their link's rest
@@ -791,7 +792,12 @@ impl Scene {
             self.references[b] = if clear {
                 swung
             } else {
-                clear_point_on_sphere(body, margin, top, len, x, x, f32::MAX).unwrap_or(x)
+                let shapes = Shapes {
+                    colliders: body,
+                    margin,
+                    bounds: Some(&self.body_bounds),
+                };
+                clear_point_on_sphere(shapes, top, len, x, x, f32::MAX).unwrap_or(x)
             };
         }
     }

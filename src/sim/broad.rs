@@ -277,18 +277,22 @@ impl BoundsGroup {
     }
 }
 
-/// Colliders grown by `margin`, with their [`Bounds`] when the caller has them: what the
-/// searches on the rest-length sphere test points against.
+/// Colliders grown by `margin`, with their [`Bounds`] when the caller has them (bounds made
+/// for other colliders or another margin are not used): what the searches on the rest-length
+/// sphere test points against.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Shapes<'a> {
-    pub(crate) colliders: &'a [Collider],
-    pub(crate) margin: f32,
-    pub(crate) bounds: Option<&'a Bounds>,
+pub struct Shapes<'a> {
+    /// The colliders, in the frame the points are given in.
+    pub colliders: &'a [Collider],
+    /// Added to every collider's size, metres.
+    pub margin: f32,
+    /// Their [`Bounds`] for `margin` ([`Bounds::update`]), or `None`.
+    pub bounds: Option<&'a Bounds>,
 }
 
 impl<'a> Shapes<'a> {
     /// `colliders` grown by `margin`, without bounds.
-    pub(crate) fn plain(colliders: &'a [Collider], margin: f32) -> Self {
+    pub fn plain(colliders: &'a [Collider], margin: f32) -> Self {
         Self {
             colliders,
             margin,
@@ -298,7 +302,7 @@ impl<'a> Shapes<'a> {
 
     /// Whether `x` is outside every collider (no push moves it); with bounds for these
     /// colliders and margin, only those that do not rule it out are tried.
-    pub(crate) fn clear(&self, x: Vec3) -> bool {
+    pub fn clear(&self, x: Vec3) -> bool {
         let (colliders, margin) = (self.colliders, self.margin);
         match self.bounds {
             Some(b) if b.fit(colliders, margin) => {

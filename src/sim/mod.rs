@@ -54,7 +54,7 @@ pub mod wind;
 pub mod world_motion;
 
 pub use bands::{BAND_ROWS, PARALLEL_MIN_PARTICLES};
-pub use broad::{push_out_all_among, Bounds};
+pub use broad::{push_out_all_among, Bounds, Shapes};
 pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
     EXPLODE_MIN_DISTANCE,

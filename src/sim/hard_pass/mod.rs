@@ -20,7 +20,7 @@ use super::cloth::{clamp_to, excess, surely_within, ClothStats};
 use super::tear::{CUT_RIGHT, CUT_UP};
 use super::topology::{ConstraintKind, Link, Topology};
 use super::{push_out_all, Collider};
-use sphere::{clear_point_among, swing_clear_among, swing_within_reach, Rim, Swing};
+use sphere::{swing_clear_among, swing_within_reach, Rim, Swing};
 
 /// How deep (metres, past the collider's surface, margin not counted) the hard pass may leave a
 /// particle to keep its link at rest length and within its max distance, where no point is both
@@ -313,7 +313,7 @@ impl HardPass {
         let (mut y, mut clear) = input.swing_clear(i, at, y);
         if !clear {
             let was = pos[i].distance(other);
-            if let Some(z) = clear_point_among(input.shapes(), top, rest, y, r, md)
+            if let Some(z) = clear_point_on_sphere(input.shapes(), top, rest, y, r, md)
                 .filter(|z| z.distance(other) < was)
             {
                 (y, clear) = (z, true);
@@ -475,7 +475,7 @@ fn rescue(
     // column further than a few swings reach), search the whole rest-length sphere for the
     // clear point nearest to where it was headed.
     if !clear {
-        if let Some(y) = clear_point_among(input.shapes(), top, rest, x, r, md) {
+        if let Some(y) = clear_point_on_sphere(input.shapes(), top, rest, x, r, md) {
             x = y;
             clear = true;
         }

@@ -215,27 +215,12 @@ const SPHERE_SEARCH_DIRECTIONS: usize = 96;
 /// Halvings of the arc between the blocked point and the clear direction found.
 const SPHERE_SEARCH_REFINE: usize = 10;
 
-/// The point at distance `rest` from `top` that is outside every collider (with `margin`) and
+/// The point at distance `rest` from `top` that is outside every collider of `shapes` and
 /// within `max_distance` of `reference`, nearest to `blocked` (where the particle would be
 /// without the colliders): a fixed spiral of directions finds a clear one, then halving the
 /// arc between it and `blocked` slides it back to the collider's edge. `None` when no
 /// direction is clear. The hard pass uses it where a leg has swept through a column.
 pub fn clear_point_on_sphere(
-    colliders: &[Collider],
-    margin: f32,
-    top: Vec3,
-    rest: f32,
-    blocked: Vec3,
-    reference: Vec3,
-    max_distance: f32,
-) -> Option<Vec3> {
-    let shapes = Shapes::plain(colliders, margin);
-    clear_point_among(shapes, top, rest, blocked, reference, max_distance)
-}
-
-/// [`clear_point_on_sphere`] against `shapes` (the same point; with their bounds, each point
-/// tried is tested against four colliders at a time).
-pub(crate) fn clear_point_among(
     shapes: Shapes,
     top: Vec3,
     rest: f32,
