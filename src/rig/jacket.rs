@@ -844,12 +844,11 @@ pub(super) fn skin_of(
 /// the skin (the yoke over the shoulders) take the skinning of the skin under them, so the
 /// skin cannot move out from under them.
 pub(super) struct RestSkin {
-    positions: Vec<Vec3>,
+    /// The positions, sorted into cells for [`RestSkin::nearest`].
+    grid: PointGrid,
     normals: Vec<Vec3>,
     joints: Vec<[u16; 4]>,
     weights: Vec<[f32; 4]>,
-    /// The positions sorted into cells, for [`RestSkin::nearest`].
-    grid: PointGrid,
 }
 
 /// How many of the nearest skin vertices [`RestSkin`] blends: enough to smooth over one
@@ -864,8 +863,7 @@ impl RestSkin {
         let (mut positions, mut normals) = (Vec::new(), Vec::new());
         super::mesh::skin(&character.mesh, &matrices, &mut positions, &mut normals);
         Self {
-            grid: PointGrid::new(&positions),
-            positions,
+            grid: PointGrid::new(positions),
             normals,
             joints: character.mesh.joints.clone(),
             weights: character.mesh.weights.clone(),
@@ -910,7 +908,7 @@ impl RestSkin {
     fn height(&self, p: Vec3) -> Option<(f32, Vec3)> {
         let (mut centre, mut normal, mut n) = (Vec3::ZERO, Vec3::ZERO, 0.0);
         for v in self.nearest(p) {
-            centre += self.positions[v];
+            centre += self.grid.points()[v];
             normal += self.normals[v];
             n += 1.0;
         }

@@ -19,7 +19,7 @@ pub(super) struct PointGrid {
 }
 
 impl PointGrid {
-    pub(super) fn new(points: &[Vec3]) -> Self {
+    pub(super) fn new(points: Vec<Vec3>) -> Self {
         let finite = || points.iter().filter(|p| p.is_finite());
         let lo = finite().fold(Vec3::INFINITY, |a, &p| a.min(p));
         let hi = finite().fold(Vec3::NEG_INFINITY, |a, &p| a.max(p));
@@ -31,7 +31,7 @@ impl PointGrid {
         let cell = (extent.max_element() / CELLS_ALONG_LONGEST).max(1e-6);
         let dims = extent.to_array().map(|e| (e / cell) as usize + 1);
         let mut grid = Self {
-            points: points.to_vec(),
+            points: Vec::new(),
             origin,
             cell,
             dims,
@@ -52,7 +52,13 @@ impl PointGrid {
             grid.items[next[c] as usize] = i as u32;
             next[c] += 1;
         }
+        grid.points = points;
         grid
+    }
+
+    /// The points, in the order given.
+    pub(super) fn points(&self) -> &[Vec3] {
+        &self.points
     }
 
     /// The cell holding `p`, clamped into the grid (a NaN coordinate to cell 0).
@@ -155,7 +161,7 @@ mod tests {
                 points.push(p);
             }
         }
-        let grid = PointGrid::new(&points);
+        let grid = PointGrid::new(points.clone());
         for j in 0..600 {
             let t = j as f32 * 0.731;
             // Queries on the mirror plane, inside the cloud and well outside its box.
@@ -170,7 +176,7 @@ mod tests {
         }
         // Fewer points than asked for: all of them, nearest first.
         let few = [Vec3::X, Vec3::ZERO, Vec3::Y];
-        let got = PointGrid::new(&few).nearest::<4>(Vec3::splat(0.1));
+        let got = PointGrid::new(few.to_vec()).nearest::<4>(Vec3::splat(0.1));
         assert_eq!(got, [Some(1), Some(0), Some(2), None]);
     }
 }
