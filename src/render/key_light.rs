@@ -51,19 +51,20 @@ impl KeyLight {
 
     /// Draws the shadow map (`size` texels square) of `casters`, fitted to their bounds as
     /// three-d fits its own: an orthographic view along the light from the bounds' centre, as
-    /// wide and as deep as their diagonal. No casters (or empty bounds): no map.
+    /// wide and as deep as their diagonal; returns those bounds. No casters (or empty bounds):
+    /// no map.
     pub fn generate_shadow_map(
         &mut self,
         size: u32,
         casters: &[Caster],
-    ) -> Result<(), RendererError> {
+    ) -> Result<AxisAlignedBoundingBox, RendererError> {
         let mut bounds = AxisAlignedBoundingBox::EMPTY;
         for (g, _) in casters {
             bounds.expand_with_aabb(g.aabb());
         }
         self.clear_shadow_map();
         if bounds.is_empty() || size == 0 {
-            return Ok(());
+            return Ok(bounds);
         }
         let centre = bounds.center();
         let depth = bounds.distance_max(centre);
@@ -110,7 +111,7 @@ impl KeyLight {
             0.5, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.5, 0.5, 0.5, 1.0,
         );
         self.shadow = Some((texture, bias * camera.projection() * camera.view()));
-        Ok(())
+        Ok(bounds)
     }
 }
 

@@ -705,17 +705,16 @@ impl Renderer {
             self.shadow_age = self.shadow_age.map(|age| age + 1);
             return;
         }
-        let mut bounds = three_d::AxisAlignedBoundingBox::EMPTY;
-        for (c, _) in &casters {
-            bounds.expand_with_aabb(c.aabb());
-        }
-        if let Err(e) = self.key.generate_shadow_map(size, &casters) {
-            eprintln!("cloth-tuner: shadow map failed: {e}");
-            self.drop_shadow_map();
-        } else {
-            self.shadow_source.record(size, root, &meshes);
-            self.shadow_age = Some(0);
-            self.shadow_patch = Some(ground::shadow_patch(bounds, self.key.direction, size));
+        match self.key.generate_shadow_map(size, &casters) {
+            Err(e) => {
+                eprintln!("cloth-tuner: shadow map failed: {e}");
+                self.drop_shadow_map();
+            }
+            Ok(bounds) => {
+                self.shadow_source.record(size, root, &meshes);
+                self.shadow_age = Some(0);
+                self.shadow_patch = Some(ground::shadow_patch(bounds, self.key.direction, size));
+            }
         }
     }
 
