@@ -3,8 +3,11 @@
 use eframe::egui;
 use std::collections::VecDeque;
 
-use egui::Ui;
-use egui_plot::{Line, Plot, PlotPoints};
+use egui::{Color32, Mesh, Pos2, Rect, Shape, Ui};
+use egui_plot::{
+    ClosestElem, Line, Plot, PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoints,
+    PlotTransform,
+};
 
 use crate::rig::FrameStats;
 
@@ -171,7 +174,7 @@ impl History {
                         })
                         .show(ui, |plot_ui| {
                             let line = self.points(m, width as usize);
-                            plot_ui.line(Line::new(m.name, PlotPoints::from(line)));
+                            plot_ui.add(Trace::new(m.name, line));
                         });
                 });
                 if i % 3 == 2 {
@@ -179,6 +182,112 @@ impl History {
                 }
             }
         });
+    }
+}
+
+/// The colour of a plot's trace (egui_plot's first automatic colour).
+fn trace_color() -> Color32 {
+    egui::ecolor::Hsva::new(0.0, 0.85, 0.5, 1.0).into()
+}
+
+/// Width of a trace, points (egui_plot's line width).
+const TRACE_WIDTH: f32 = 1.5;
+
+/// A plot's line drawn as one flat mesh: each step between neighbouring points at most two
+/// pixels apart is the box around it, a steeper step the quad along it. Drawn this way the
+/// dense zigzag of a jittery measurement is a few hundred small boxes; as a stroked path
+/// (egui's mitred, anti-aliased joins) it is thousands of long thin triangles, which on a
+/// software rasteriser cost more than the 3D view's body. Hovering works as on a line: the
+/// points are the inner line's.
+struct Trace<'a> {
+    line: Line<'a>,
+}
+
+impl Trace<'_> {
+    fn new(name: &str, points: Vec<[f64; 2]>) -> Self {
+        Self {
+            line: Line::new(name, PlotPoints::from(points))
+                .color(trace_color())
+                .width(TRACE_WIDTH),
+        }
+    }
+
+    fn points(&self) -> &[egui_plot::PlotPoint] {
+        match self.line.geometry() {
+            PlotGeometry::Points(p) => p,
+            _ => &[],
+        }
+    }
+}
+
+/// Adds the trace through `screen` (points in x order) to `mesh`, `width` thick.
+fn trace_mesh(screen: &[Pos2], width: f32, color: Color32, mesh: &mut Mesh) {
+    let half = width / 2.0;
+    for w in screen.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if b.x - a.x <= 2.0 {
+            let x1 = b.x.max(a.x + 1.0);
+            let (lo, hi) = (a.y.min(b.y) - half, a.y.max(b.y) + half);
+            mesh.add_colored_rect(
+                Rect::from_min_max(Pos2::new(a.x, lo), Pos2::new(x1, hi)),
+                color,
+            );
+        } else {
+            let along = (b - a).normalized();
+            let side = egui::vec2(-along.y, along.x) * half;
+            let i = mesh.vertices.len() as u32;
+            for p in [a - side, a + side, b + side, b - side] {
+                mesh.colored_vertex(p, color);
+            }
+            mesh.add_triangle(i, i + 1, i + 2);
+            mesh.add_triangle(i, i + 2, i + 3);
+        }
+    }
+}
+
+impl PlotItem for Trace<'_> {
+    fn shapes(&self, _ui: &Ui, transform: &PlotTransform, shapes: &mut Vec<Shape>) {
+        let screen: Vec<Pos2> = self
+            .points()
+            .iter()
+            .map(|p| transform.position_from_point(p))
+            .collect();
+        let width = if self.highlighted() {
+            2.0 * TRACE_WIDTH
+        } else {
+            TRACE_WIDTH
+        };
+        let mut mesh = Mesh::default();
+        trace_mesh(&screen, width, self.color(), &mut mesh);
+        shapes.push(Shape::mesh(mesh));
+    }
+
+    fn initialize(&mut self, x_range: std::ops::RangeInclusive<f64>) {
+        self.line.initialize(x_range);
+    }
+
+    fn color(&self) -> Color32 {
+        PlotItem::color(&self.line)
+    }
+
+    fn base(&self) -> &PlotItemBase {
+        self.line.base()
+    }
+
+    fn base_mut(&mut self) -> &mut PlotItemBase {
+        self.line.base_mut()
+    }
+
+    fn geometry(&self) -> PlotGeometry<'_> {
+        self.line.geometry()
+    }
+
+    fn bounds(&self) -> PlotBounds {
+        self.line.bounds()
+    }
+
+    fn find_closest(&self, point: Pos2, transform: &PlotTransform) -> Option<ClosestElem> {
+        self.line.find_closest(point, transform)
     }
 }
 
@@ -230,5 +339,51 @@ mod tests {
             600,
             "a wide plot shows every sample"
         );
+    }
+
+    /// The bounding box of each triangle of `mesh`.
+    fn triangle_boxes(mesh: &Mesh) -> Vec<Rect> {
+        mesh.indices
+            .chunks(3)
+            .map(|t| Rect::from_points(&[0, 1, 2].map(|k| mesh.vertices[t[k] as usize].pos)))
+            .collect()
+    }
+
+    #[test]
+    fn a_dense_trace_is_small_boxes_through_every_sample_and_a_sparse_one_follows_its_slope() {
+        // A jittery measurement: one sample per pixel column, swinging the plot's full height.
+        let zigzag: Vec<Pos2> = (0..300)
+            .map(|i| Pos2::new(10.0 + i as f32, if i % 2 == 0 { 5.0 } else { 95.0 }))
+            .collect();
+        let mut mesh = Mesh::default();
+        trace_mesh(&zigzag, TRACE_WIDTH, Color32::RED, &mut mesh);
+        let boxes = triangle_boxes(&mesh);
+        assert_eq!(boxes.len(), 2 * (zigzag.len() - 1), "two triangles a step");
+        for b in &boxes {
+            assert!(
+                b.width() <= 2.0 && b.height() <= 90.0 + TRACE_WIDTH + 1e-3,
+                "{b:?}"
+            );
+        }
+        for p in &zigzag {
+            assert!(
+                boxes.iter().any(|b| b.contains(*p)),
+                "the trace reaches {p:?}"
+            );
+        }
+        // Few samples far apart (the history's first seconds): a sloped band, not a box.
+        let sparse = [Pos2::new(0.0, 0.0), Pos2::new(100.0, 50.0)];
+        let mut mesh = Mesh::default();
+        trace_mesh(&sparse, TRACE_WIDTH, Color32::RED, &mut mesh);
+        let area: f32 = mesh
+            .indices
+            .chunks(3)
+            .map(|t| {
+                let [a, b, c] = [0, 1, 2].map(|k| mesh.vertices[t[k] as usize].pos);
+                ((b - a).x * (c - a).y - (b - a).y * (c - a).x).abs() / 2.0
+            })
+            .sum();
+        let length = (sparse[1] - sparse[0]).length();
+        assert!((area - length * TRACE_WIDTH).abs() < 1e-2, "{area}");
     }
 }
