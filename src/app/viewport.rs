@@ -596,6 +596,7 @@ impl PaintJob {
             r.shadow_map_size = self.quality.shadow_map_size();
             r.shadow_interval = self.quality.shadow_interval();
             r.flat_ground = self.quality.flat_ground();
+            r.coarse_meshes = self.quality.coarse_meshes();
             ScaledView::draw(
                 &mut scaled,
                 &ctx,

@@ -149,6 +149,11 @@ impl Offscreen {
         })
     }
 
+    /// The renderer, to set how it draws (the window's quality trade-offs) or ask what it drew.
+    pub fn renderer_mut(&mut self) -> &mut Renderer {
+        &mut self.renderer
+    }
+
     /// Draws `scene` as seen by `camera` and reads the picture back. The renderer forgets
     /// the last scene's meshes and shadow map first, so the picture depends only on this
     /// scene, not on the pictures before it (a kept mesh would fit the shadow map to every

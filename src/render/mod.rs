@@ -10,6 +10,7 @@ pub mod ground;
 pub mod headless;
 pub mod key_light;
 pub mod lit;
+pub mod lod;
 pub mod quality;
 
 use glam::{Mat4 as GMat4, Quat, Vec3 as GVec3};
@@ -375,6 +376,14 @@ pub struct Renderer {
     /// solid, both sides drawn), for the index set they were worked out for. Kept across
     /// `forget_scene`: a batch of pictures works them out once.
     body_outward: Outward,
+    /// Coarser triangle sets of the body and the jacket, drawn where they look the same
+    /// (`coarse_meshes`).
+    body_coarse: lod::Coarse,
+    jacket_coarse: lod::Coarse,
+    /// Draw the body and the jacket with fewer triangles wherever that moves their surface
+    /// by under half a pixel ([`lod`]; View > Quality below Full). Off: every triangle, as
+    /// headless pictures are drawn.
+    pub coarse_meshes: bool,
     stretch_links: Shapes,
     shear_links: Shapes,
     fold_lines: Shapes,
@@ -456,6 +465,9 @@ impl Renderer {
             ghost: None,
             heat: None,
             body_outward: None,
+            body_coarse: lod::Coarse::default(),
+            jacket_coarse: lod::Coarse::default(),
+            coarse_meshes: false,
             stretch_links: Shapes::new(ctx, &cyl, srgba(60, 140, 255, 255), false),
             shear_links: Shapes::new(ctx, &cyl, srgba(255, 150, 40, 255), false),
             fold_lines: Shapes::new(ctx, &cyl, srgba(235, 40, 220, 255), false),
@@ -499,7 +511,14 @@ impl Renderer {
             return;
         }
         let (cam, followed, root) = view_of(viewport, camera, scene);
-        self.update_meshes(root, scene, overlays);
+        let pixels_per_metre = if self.coarse_meshes {
+            // The character's nearest parts: a metre nearer than the point followed.
+            let eye = camera.eye(followed).distance(followed);
+            lod::pixels_per_metre(viewport.height, camera.fov_deg, eye - 1.0)
+        } else {
+            f32::INFINITY
+        };
+        self.update_meshes(root, scene, overlays, pixels_per_metre);
         self.update_overlays(root, scene, overlays);
         self.update_shadows(root, scene, overlays);
         self.place_ground(followed);
@@ -596,8 +615,15 @@ impl Renderer {
         target.render_partially(ScissorBox::from(viewport), &cam, [&ghost.gm], &lights);
     }
 
-    /// The body and jacket meshes from this frame's data, placed at the character's root.
-    fn update_meshes(&mut self, root: GMat4, scene: &SceneData, overlays: &Overlays) {
+    /// The body and jacket meshes from this frame's data, placed at the character's root,
+    /// with the triangles that look the same at `pixels_per_metre` ([`lod::Coarse::pick`]).
+    fn update_meshes(
+        &mut self,
+        root: GMat4,
+        scene: &SceneData,
+        overlays: &Overlays,
+        pixels_per_metre: f32,
+    ) {
         let ctx = self.ctx.clone();
         match scene.body.filter(|_| overlays.body) {
             Some(body) => {
@@ -620,8 +646,11 @@ impl Renderer {
                     }
                     m
                 };
+                let indices = outward.unwrap_or(body.indices);
                 let body = MeshData {
-                    indices: outward.unwrap_or(body.indices),
+                    indices: self
+                        .body_coarse
+                        .pick(body.positions, indices, pixels_per_metre),
                     ..body
                 };
                 LiveMesh::update(&mut self.body, &ctx, &body, material, [1.0, 1.0]);
@@ -646,7 +675,14 @@ impl Renderer {
             Some(jacket) => LiveMesh::update(
                 &mut self.jacket,
                 &ctx,
-                &jacket,
+                &MeshData {
+                    indices: self.jacket_coarse.pick(
+                        jacket.positions,
+                        jacket.indices,
+                        pixels_per_metre,
+                    ),
+                    ..jacket
+                },
                 || material.clone(),
                 look.repeat(),
             ),
@@ -733,6 +769,15 @@ impl Renderer {
         self.ghost = None;
         self.heat = None;
         self.drop_shadow_map();
+    }
+
+    /// Triangles of the body and the jacket as last drawn (fewer with `coarse_meshes`).
+    pub fn character_triangles(&self) -> usize {
+        [&self.body, &self.jacket]
+            .into_iter()
+            .flatten()
+            .map(|m| m.index_key.0 / 3)
+            .sum()
     }
 
     /// The three-d context the renderer draws with.

@@ -45,10 +45,12 @@ pub enum Quality {
     Automatic,
     /// Every pixel, a 1024 x 1024 shadow map.
     Full,
-    /// Three quarters of the resolution, scaled up; the same shadows.
+    /// Three quarters of the resolution, scaled up; the same shadows; the character with
+    /// fewer triangles where that moves it by under half a pixel.
     Balanced,
-    /// Half the resolution, a 512 x 512 shadow map redrawn every other frame and a matte
-    /// ground lit without highlights: softer edges, blurrier shadows.
+    /// Half the resolution, a 512 x 512 shadow map redrawn every other frame, a matte ground
+    /// lit without highlights and the character with fewer triangles where that does not
+    /// show: softer edges, blurrier shadows.
     Fast,
 }
 
@@ -121,6 +123,13 @@ impl Quality {
     /// ([`super::ground::FloorMaterial`] without highlights): at Fast only.
     pub fn flat_ground(self) -> bool {
         self == Quality::Fast
+    }
+
+    /// Whether the body and the jacket are drawn with fewer triangles where that moves them
+    /// by under half a pixel ([`super::lod`]): below Full. Full draws every triangle, as
+    /// headless pictures do.
+    pub fn coarse_meshes(self) -> bool {
+        matches!(self, Quality::Balanced | Quality::Fast)
     }
 
     /// Side of the shadow map, texels.
@@ -234,6 +243,8 @@ mod tests {
             assert_eq!(q.shadow_interval(), 1, "{q:?}");
             assert!(!q.flat_ground(), "{q:?}");
         }
+        assert!(!Quality::Full.coarse_meshes(), "Full draws every triangle");
+        assert!(Quality::Fast.coarse_meshes() && Quality::Balanced.coarse_meshes());
         assert!(Quality::Fast.shadow_interval() > 1);
         assert!(Quality::Fast.flat_ground());
         assert_eq!(Quality::Automatic.resolve(true), Quality::Fast);
