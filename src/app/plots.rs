@@ -206,9 +206,7 @@ struct Trace<'a> {
 impl Trace<'_> {
     fn new(name: &str, points: Vec<[f64; 2]>) -> Self {
         Self {
-            line: Line::new(name, PlotPoints::from(points))
-                .color(trace_color())
-                .width(TRACE_WIDTH),
+            line: Line::new(name, PlotPoints::from(points)).color(trace_color()),
         }
     }
 

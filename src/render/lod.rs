@@ -71,15 +71,16 @@ impl Coarse {
 /// (the steps' errors added: an upper bound). Stops at a step that saves less than a fifth.
 fn levels(positions: &[Vec3], indices: &[u32]) -> Vec<Level> {
     let full = indices.len() / 3;
-    if full < MIN_TRIANGLES || indices.len() % 3 != 0 {
+    let mesh = super::MeshData {
+        positions,
+        normals: &[],
+        uvs: &[],
+        indices,
+    };
+    if full < MIN_TRIANGLES || !super::mesh_ok(&mesh) {
         return Vec::new();
     }
     let points: Vec<[f32; 3]> = positions.iter().map(|p| p.to_array()).collect();
-    if points.iter().flatten().any(|c| !c.is_finite())
-        || indices.iter().any(|&i| i as usize >= points.len())
-    {
-        return Vec::new();
-    }
     let mut out: Vec<Level> = Vec::new();
     for share in SHARES {
         let (from, error_before) = out
