@@ -7,7 +7,7 @@ fn main() -> ExitCode {
     match cloth_tuner::cli::run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("cloth-tuner: {e:#}");
+            cloth_tuner::cli::print_error(&e);
             ExitCode::FAILURE
         }
     }

@@ -67,7 +67,7 @@ pub fn fit_command(args: &FitArgs) -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("cloth-tuner: {e:#}");
+            super::print_error(&e);
             ExitCode::from(2)
         }
     }

@@ -283,6 +283,28 @@ pub enum Command {
     },
 }
 
+/// An error and its causes as one line for the terminal: each cause the text so far does not
+/// already say, after a colon. The crate's errors name their cause in their own message (the
+/// window shows them alone), so `{:#}`, which appends every cause, said the operating
+/// system's reason twice ("cannot read: No such file or directory (os error 2): No such file
+/// or directory (os error 2)").
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
+}
+
+/// Prints `e` as the command's error (see [`error_text`]).
+pub fn print_error(e: &anyhow::Error) {
+    eprintln!("cloth-tuner: {}", error_text(e));
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
@@ -566,7 +588,7 @@ fn regress_command(args: &regress::RegressArgs) -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("cloth-tuner: {e:#}");
+            print_error(&e);
             ExitCode::from(2)
         }
     }
@@ -626,7 +648,7 @@ fn compare_command(
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("cloth-tuner: {e:#}");
+            print_error(&e);
             ExitCode::from(2)
         }
     }
@@ -662,6 +684,29 @@ pub fn params_table() -> String {
 
 #[cfg(test)]
 mod tests {
+    use anyhow::Context as _;
+
+    #[test]
+    fn an_error_says_each_cause_once() {
+        // A missing preset: the preset's error names the file and the system's reason, which
+        // is its cause too.
+        let missing = crate::preset::Preset::load("no/such/preset.json").unwrap_err();
+        let text = super::error_text(&anyhow::Error::new(missing));
+        assert!(
+            text.starts_with("no/such/preset.json: cannot read"),
+            "{text}"
+        );
+        let reason = std::fs::read("no/such/preset.json")
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains(&reason), "{text}");
+        assert_eq!(text.matches(&reason).count(), 1, "{text}");
+        // A cause the message does not say is still given, after a colon.
+        let io = std::io::Error::other("disk full");
+        let wrapped = Err::<(), _>(io).context("cannot save a.json").unwrap_err();
+        assert_eq!(super::error_text(&wrapped), "cannot save a.json: disk full");
+    }
+
     #[test]
     fn the_readme_parameter_reference_is_current() {
         let readme = std::fs::read_to_string("README.md").unwrap();

@@ -204,7 +204,13 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
     let mut jobs = Vec::new();
     let mut jobs_seen = 0;
     for (i, case) in manifest.cases.iter().enumerate() {
-        let at = |e: anyhow::Error| anyhow::anyhow!("{}: case {i}: {e:#}", args.manifest.display());
+        let at = |e: anyhow::Error| {
+            anyhow::anyhow!(
+                "{}: case {i}: {}",
+                args.manifest.display(),
+                super::error_text(&e)
+            )
+        };
         let (character, label) = match &case.character {
             Some(path) => (
                 load_character(Some(path), case.bone_map.as_deref()).map_err(|e| at(e.into()))?,
