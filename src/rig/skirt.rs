@@ -19,7 +19,9 @@ use super::jacket::{
     BUILTIN_LANDMARKS,
 };
 use super::{BodyAxis, Character, PosedEllipsoid, Role};
-use crate::sim::{closest_between_segments, hold_row_sideways, swing_clear, Collider, Topology};
+use crate::sim::{
+    closest_between_segments, hold_row_sideways, surely_beyond, swing_clear, Collider, Topology,
+};
 
 /// The smallest ring of a skirt's row (half width, front, back, metres on the built-in body).
 const RING_FLOOR: Vec3 = Vec3::new(0.1, 0.07, 0.07);
@@ -340,8 +342,11 @@ impl LegLines {
         let (mid, half) = ((p + q) * 0.5, p.distance(q) * 0.5);
         for [hip, knee, ankle] in self.joints {
             for (a, b) in [(hip, knee), (knee, ankle)] {
-                // Most links are far from most of the legs: a point's distance rules them out.
-                if distance_to_segment(mid, a, b) >= self.radius + half {
+                // Most links are far from most of the legs: a point's distance rules them out,
+                // its square alone where that settles it.
+                let reach = self.radius + half;
+                let c = closest_on_segment(mid, a, b);
+                if surely_beyond(mid, c, reach) || mid.distance(c) >= reach {
                     continue;
                 }
                 let (on_link, on_leg) = closest_between_segments(p, q, a, b);

@@ -1052,6 +1052,14 @@ pub(super) fn surely_within(x: Vec3, center: Vec3, radius: f32) -> bool {
     x.distance_squared(center) < radius * radius * (1.0 - 1e-6)
 }
 
+/// Whether `x` is at least `radius` from `center` by its squared distance alone, with a
+/// millionth to spare: then `x.distance(center)` is at least `radius` too ([`surely_within`]'s
+/// other side).
+#[inline(always)]
+pub(crate) fn surely_beyond(x: Vec3, center: Vec3, radius: f32) -> bool {
+    x.distance_squared(center) > radius * radius * (1.0 + 1e-6)
+}
+
 /// `x` moved onto the sphere of `radius` around `center` when it is outside it.
 #[inline]
 pub(super) fn clamp_to(x: Vec3, center: Vec3, radius: f32) -> Vec3 {
@@ -1120,17 +1128,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn surely_within_never_says_so_of_a_point_whose_distance_reaches_the_radius() {
+    fn surely_within_or_beyond_never_says_so_of_a_point_the_distance_puts_on_the_other_side() {
         // Points on and around spheres of many sizes, a few float steps either side of the
-        // radius: wherever the squared distance says "within", the distance the callers would
-        // otherwise take is below the radius; and most points well inside are caught.
-        let (mut caught, mut inside) = (0, 0);
+        // radius: wherever the squared distance says "within" (or "beyond"), the distance the
+        // callers would otherwise take is below the radius (or at least it); and most points
+        // well inside (or outside) are caught.
+        let (mut caught, mut inside, mut caught_out, mut outside) = (0, 0, 0, 0);
         for k in 0..2000u32 {
             let radius = 1e-3 * 1.37f32.powi((k % 40) as i32);
             let center = Vec3::new(0.3, 1.1, -0.2) * (k % 7) as f32;
             let t = k as f32 * 0.618;
             let dir = Vec3::new(t.cos(), (t * 1.3).sin(), (t * 0.7).cos()).normalize();
-            let scale = 1.0 + ((k % 9) as f32 - 4.0) * 1e-7 - ((k % 5) as f32) * 0.1;
+            let scale = 1.0 + ((k % 9) as f32 - 4.0) * 1e-7 + ((k % 5) as f32 - 2.0) * 0.1;
             let x = center + dir * radius * scale;
             let d = x.distance(center);
             if surely_within(x, center, radius) {
@@ -1138,8 +1147,17 @@ mod tests {
                 caught += 1;
             }
             inside += (d < radius * 0.99) as u32;
+            if surely_beyond(x, center, radius) {
+                assert!(d >= radius, "{x} {center} {radius}: {d}");
+                caught_out += 1;
+            }
+            outside += (d > radius * 1.01) as u32;
         }
         assert!(caught >= inside, "{caught} of {inside}");
+        assert!(
+            caught_out >= outside && outside > 0,
+            "{caught_out} of {outside}"
+        );
     }
 
     fn proj(wa: f32, wb: f32) -> Proj {

@@ -55,6 +55,7 @@ pub mod world_motion;
 
 pub use bands::{BAND_ROWS, PARALLEL_MIN_PARTICLES};
 pub use broad::{push_out_all_among, Bounds, Shapes};
+pub(crate) use cloth::surely_beyond;
 pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
     EXPLODE_MIN_DISTANCE,
