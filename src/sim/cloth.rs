@@ -1056,6 +1056,7 @@ pub(super) fn surely_within(x: Vec3, center: Vec3, radius: f32) -> bool {
 /// millionth to spare: then `x.distance(center)` is at least `radius` too ([`surely_within`]'s
 /// other side).
 #[inline(always)]
+#[cfg_attr(not(feature = "rig"), allow(dead_code))]
 pub(crate) fn surely_beyond(x: Vec3, center: Vec3, radius: f32) -> bool {
     x.distance_squared(center) > radius * radius * (1.0 + 1e-6)
 }

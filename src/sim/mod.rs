@@ -55,6 +55,8 @@ pub mod world_motion;
 
 pub use bands::{BAND_ROWS, PARALLEL_MIN_PARTICLES};
 pub use broad::{push_out_all_among, Bounds, Shapes};
+// The skirt's leg lines (`rig`) rule links out with it.
+#[cfg(feature = "rig")]
 pub(crate) use cloth::surely_beyond;
 pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
