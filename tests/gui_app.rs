@@ -249,14 +249,24 @@ fn view_quality_is_picked_in_the_view_menu_and_automatic_says_what_it_chose() {
     h.run();
     // This harness has no OpenGL, which is no software rasteriser: Automatic means Full.
     assert!(h.query_by_label("Automatic (Full on no OpenGL)").is_some());
+    let smooth = |ctx: &egui::Context| ctx.tessellation_options(|o| o.feathering);
+    assert!(smooth(&h.ctx), "Full draws the panels' shapes anti-aliased");
     h.get_by_label("Fast (1/2 resolution)").click();
     h.run();
     assert_eq!(h.state().quality(), Quality::Fast);
+    assert!(
+        !smooth(&h.ctx),
+        "Fast draws the panels' shapes without anti-aliasing"
+    );
     h.get_by_label("View").click();
     h.run();
     h.get_by_label("Balanced (3/4 resolution)").click();
     h.run();
     assert_eq!(h.state().quality(), Quality::Balanced);
+    assert!(
+        smooth(&h.ctx),
+        "Balanced draws the panels' shapes anti-aliased"
+    );
 }
 
 #[test]
