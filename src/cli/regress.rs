@@ -200,51 +200,7 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
         max_diff_share: manifest.max_diff_share,
     };
     // Every case is checked before anything is drawn or written.
-    let default_character = args.character.load()?;
-    let mut jobs = Vec::new();
-    let mut jobs_seen = 0;
-    for (i, case) in manifest.cases.iter().enumerate() {
-        let at = |e: anyhow::Error| {
-            anyhow::anyhow!(
-                "{}: case {i}: {}",
-                args.manifest.display(),
-                super::error_text(&e)
-            )
-        };
-        let (character, label) = match &case.character {
-            Some(path) => (
-                load_character(Some(path), case.bone_map.as_deref()).map_err(|e| at(e.into()))?,
-                character_label(Some(path)),
-            ),
-            None => (default_character.clone(), args.character.label()),
-        };
-        let cameras = case
-            .cameras
-            .iter()
-            .map(|c| CameraSpec::parse(c).map_err(|e| at(anyhow::anyhow!(e))))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        for clip in &case.clips {
-            // Every case is checked, in every part, so a bad one fails all of them.
-            let in_shard = args.shard.is_none_or(|s| s.holds(jobs_seen));
-            jobs_seen += 1;
-            let job = Job::new(
-                &character,
-                label.clone(),
-                &case.preset,
-                clip,
-                &case.frames,
-                cameras.clone(),
-                overlays(&case.overlays),
-            )
-            .map_err(at)?;
-            if in_shard {
-                jobs.push(job);
-            }
-        }
-    }
-    if jobs_seen == 0 {
-        anyhow::bail!("{}: no cases", args.manifest.display());
-    }
+    let jobs = plan_jobs(&manifest, args)?;
     let actual_dir = args.out.join("actual");
     let diff_dir = args.out.join("diff");
     let expected_dir = args.out.join("expected");
@@ -293,44 +249,10 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
         }
     }
     for shot in &shots {
-        let golden = args.golden.join(&shot.name);
-        let result = if !golden.is_file() {
-            CaseResult {
-                name: shot.name.clone(),
-                comparison: None,
-                record: None,
-                problem: Some(format!(
-                    "no golden picture {} (write it with --update)",
-                    golden.display()
-                )),
-            }
-        } else {
-            let expected = read_png(&golden)?;
-            match compare(&expected, &shot.image, thresholds) {
-                Ok(c) => {
-                    if !c.passes() {
-                        write_png(
-                            &diff_dir.join(&shot.name),
-                            &diff_image(&expected, &shot.image, &c),
-                        )?;
-                        write_png(&expected_dir.join(&shot.name), &expected)?;
-                    }
-                    CaseResult {
-                        name: shot.name.clone(),
-                        comparison: Some(c),
-                        record: None,
-                        problem: None,
-                    }
-                }
-                Err(e) => CaseResult {
-                    name: shot.name.clone(),
-                    comparison: None,
-                    record: None,
-                    problem: Some(format!("{}: {e}", golden.display())),
-                },
-            }
-        };
-        report.cases.push(result);
+        let dirs = [&diff_dir, &expected_dir];
+        report
+            .cases
+            .push(compare_shot(shot, &args.golden, dirs, thresholds)?);
     }
     if let Some(spec) = &manifest.records {
         check_records(&jobs, spec, args, &actual_dir, &mut report)?;
@@ -341,6 +263,99 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
             .with_context(|| format!("cannot write the JUnit report {}", path.display()))?;
     }
     Ok(report)
+}
+
+/// The manifest's cases as jobs for this part of the suite (`--shard`), every case checked, in
+/// every part, so a bad one fails all of them. An error names the manifest and the case.
+fn plan_jobs(manifest: &Manifest, args: &RegressArgs) -> anyhow::Result<Vec<Job>> {
+    let default_character = args.character.load()?;
+    let mut jobs = Vec::new();
+    let mut jobs_seen = 0;
+    for (i, case) in manifest.cases.iter().enumerate() {
+        let at = |e: anyhow::Error| {
+            anyhow::anyhow!(
+                "{}: case {i}: {}",
+                args.manifest.display(),
+                super::error_text(&e)
+            )
+        };
+        let (character, label) = match &case.character {
+            Some(path) => (
+                load_character(Some(path), case.bone_map.as_deref()).map_err(|e| at(e.into()))?,
+                character_label(Some(path)),
+            ),
+            None => (default_character.clone(), args.character.label()),
+        };
+        let cameras = case
+            .cameras
+            .iter()
+            .map(|c| CameraSpec::parse(c).map_err(|e| at(anyhow::anyhow!(e))))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        for clip in &case.clips {
+            let in_shard = args.shard.is_none_or(|s| s.holds(jobs_seen));
+            jobs_seen += 1;
+            let job = Job::new(
+                &character,
+                label.clone(),
+                &case.preset,
+                clip,
+                &case.frames,
+                cameras.clone(),
+                overlays(&case.overlays),
+            )
+            .map_err(at)?;
+            if in_shard {
+                jobs.push(job);
+            }
+        }
+    }
+    if jobs_seen == 0 {
+        anyhow::bail!("{}: no cases", args.manifest.display());
+    }
+    Ok(jobs)
+}
+
+/// One picture against its golden in `golden`: where it fails, the diff and the expected
+/// picture go into `[diff, expected]`. A missing or unreadable golden is the case's problem,
+/// not an error of the run.
+fn compare_shot(
+    shot: &Shot,
+    golden: &Path,
+    [diff_dir, expected_dir]: [&PathBuf; 2],
+    thresholds: Thresholds,
+) -> anyhow::Result<CaseResult> {
+    let golden = golden.join(&shot.name);
+    let problem = |text: String| CaseResult {
+        name: shot.name.clone(),
+        comparison: None,
+        record: None,
+        problem: Some(text),
+    };
+    if !golden.is_file() {
+        return Ok(problem(format!(
+            "no golden picture {} (write it with --update)",
+            golden.display()
+        )));
+    }
+    let expected = read_png(&golden)?;
+    Ok(match compare(&expected, &shot.image, thresholds) {
+        Ok(c) => {
+            if !c.passes() {
+                write_png(
+                    &diff_dir.join(&shot.name),
+                    &diff_image(&expected, &shot.image, &c),
+                )?;
+                write_png(&expected_dir.join(&shot.name), &expected)?;
+            }
+            CaseResult {
+                name: shot.name.clone(),
+                comparison: Some(c),
+                record: None,
+                problem: None,
+            }
+        }
+        Err(e) => problem(format!("{}: {e}", golden.display())),
+    })
 }
 
 /// Records every job's hem and front edges, writes it to `actual/` (and, with `--update`, to the goldens once
