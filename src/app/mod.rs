@@ -656,11 +656,8 @@ impl eframe::App for App {
 
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
-        let quality = self
-            .view
-            .quality
-            .resolve(self.view.viewport.software_renderer());
-        ctx.tessellation_options_mut(|o| o.feathering = quality.smooth_panels());
+        let smooth = self.view.viewport.quality().smooth_panels();
+        ctx.tessellation_options_mut(|o| o.feathering = smooth);
         if ctx.input(|i| i.viewport().close_requested()) && self.is_dirty() && !self.allow_close {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.pending = Some(Pending::Quit);

@@ -195,6 +195,11 @@ impl Viewport {
         self.quality = quality;
     }
 
+    /// The View > Quality level in effect: Automatic resolved for this renderer.
+    pub fn quality(&self) -> Quality {
+        self.quality.resolve(self.software)
+    }
+
     /// The OpenGL renderer's name (`GL_RENDERER`).
     pub fn gl_renderer(&self) -> &str {
         &self.gl_renderer
@@ -457,7 +462,7 @@ impl Viewport {
                     panic_at: self.panic_at,
                     camera: camera.clone(),
                     overlays: overlays.clone(),
-                    quality: self.quality.resolve(self.software),
+                    quality: self.quality(),
                     snapshot: picture.snapshot,
                     ghost: other.zip(picture.ghost),
                 };
