@@ -12,7 +12,7 @@
 use glam::{Mat4, Quat, Vec3};
 
 use super::jacket::bone_from_axes;
-use crate::sim::{Collider, FabricParams};
+use crate::sim::{push_out_masked, Bounds, Collider, FabricParams};
 
 /// Rounds of turning the hood out of the colliders per solver step: each round turns it by the
 /// deepest point's push, and a turn can bring another point in.
@@ -29,6 +29,15 @@ pub(crate) const MAX_COLLIDERS: usize = 8;
 /// Sweeps over the colliders for each point (overlapping ones, head and neck, can hand a point
 /// back and forth).
 const POINT_SWEEPS: usize = 2;
+
+/// What the hood's step works in, kept between steps so it allocates nothing once grown.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HoodScratch {
+    /// The turns the hood points ask for in one round of [`Pendulum::clear`].
+    turns: Vec<Vec3>,
+    /// The colliders of one solver step, tested four at a time.
+    bounds: Bounds,
+}
 
 /// The hood's pendulum: one Verlet particle at `length` from the hood bone's origin.
 #[derive(Clone, Copy, Debug)]
@@ -81,7 +90,7 @@ impl Pendulum {
     /// colliders moving across them from the last step's, as the cloth's inputs do, so the
     /// per-step knobs mean the same for the hood as for the jacket and a preset converted to
     /// substeps swings its hood as at its own rate.
-    pub fn step(&mut self, p: &FabricParams, input: &HoodInput) {
+    pub fn step(&mut self, p: &FabricParams, input: &HoodInput, scratch: &mut HoodScratch) {
         let n = p.substeps.max(1);
         let h = p.solver_dt();
         let from = std::mem::replace(&mut self.last_origin, input.origin);
@@ -130,7 +139,7 @@ impl Pendulum {
                 p.hood_swing_limit_deg,
                 self.length,
             );
-            let cleared = self.clear(origin, self.pos, input, &moving[..count]);
+            let cleared = self.clear(origin, self.pos, input, &moving[..count], scratch);
             self.touched = cleared != self.pos;
             self.pos = cleared;
         }
@@ -166,6 +175,7 @@ impl Pendulum {
         mut pos: Vec3,
         input: &HoodInput,
         colliders: &[Collider],
+        scratch: &mut HoodScratch,
     ) -> Vec3 {
         let margin = input.margin;
         // Only the colliders the hood's bounding sphere reaches (a bit per collider).
@@ -178,11 +188,23 @@ impl Pendulum {
         if near == 0 {
             return pos;
         }
+        let HoodScratch { turns, bounds } = scratch;
+        bounds.update(colliders, margin);
         for _ in 0..CLEAR_ROUNDS {
             let bone = Self::bone(origin, pos, input.across);
-            let turn_of = |local: &Vec3| {
+            // Each point's turn once a round: the sum and the largest share both read them.
+            turns.clear();
+            turns.extend(input.points.iter().filter_map(|local| {
                 let q = bone.transform_point3(*local);
-                let out = push_out_near(colliders, near, q, margin);
+                let out = push_out_masked(
+                    colliders,
+                    bounds,
+                    near.into(),
+                    q,
+                    None,
+                    margin,
+                    POINT_SWEEPS,
+                );
                 if out == q {
                     return None;
                 }
@@ -190,15 +212,13 @@ impl Pendulum {
                 let (axis, angle) = Quat::from_rotation_arc(from, to).to_axis_angle();
                 let turn = axis * angle;
                 turn.is_finite().then_some(turn)
-            };
-            let sum: Vec3 = input.points.iter().filter_map(turn_of).sum();
+            }));
+            let sum: Vec3 = turns.iter().sum();
             let Some(axis) = sum.try_normalize() else {
                 break;
             };
-            let angle = input
-                .points
+            let angle = turns
                 .iter()
-                .filter_map(turn_of)
                 .map(|t| t.dot(axis))
                 .fold(0.0, f32::max)
                 .min(MAX_TURN);
@@ -250,22 +270,6 @@ fn reaches(c: &Collider, centre: Vec3, radius: f32) -> bool {
         Collider::Sphere { center, radius: r } => center.distance(centre) <= radius + r,
         _ => true,
     }
-}
-
-/// `p` pushed out of the colliders whose bit is set in `near`, sweeping again while it moves.
-fn push_out_near(colliders: &[Collider], near: u32, mut p: Vec3, margin: f32) -> Vec3 {
-    for _ in 0..POINT_SWEEPS {
-        let start = p;
-        for (i, c) in colliders.iter().enumerate().take(32) {
-            if near & (1 << i) != 0 {
-                p = c.push_out(p, margin);
-            }
-        }
-        if p == start {
-            break;
-        }
-    }
-    p
 }
 
 #[cfg(test)]
@@ -320,7 +324,13 @@ mod tests {
             points: &points,
             margin: 0.01,
         };
-        let pos = pendulum.clear(Vec3::ZERO, pendulum.pos, &input, &colliders);
+        let pos = pendulum.clear(
+            Vec3::ZERO,
+            pendulum.pos,
+            &input,
+            &colliders,
+            &mut HoodScratch::default(),
+        );
         assert!((pos.length() - 0.2).abs() < 1e-4, "it turns, at its length");
         assert!(pos.z < 0.0, "it turns away from the sphere: {pos}");
         assert!(

@@ -8,7 +8,7 @@ use std::time::Instant;
 use glam::{Mat4, Vec3};
 
 use super::ellipsoid::Ellipsoid;
-use super::hood::{swing_deg, HoodInput, Pendulum, MAX_COLLIDERS};
+use super::hood::{swing_deg, HoodInput, HoodScratch, Pendulum, MAX_COLLIDERS};
 use super::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
 use super::skirt::LegLines;
 use super::{open_indices, skin, BodyAxis, Character, Pose, Role};
@@ -143,6 +143,8 @@ pub struct Scene {
     /// Those, posed for this step and for the last (the hood blends them across substeps).
     hood_colliders: Vec<Collider>,
     last_hood_colliders: Vec<Collider>,
+    /// The hood's working space.
+    hood_scratch: HoodScratch,
     neck: usize,
     /// The pelvis bone: references leave the legs outward from its vertical axis.
     pelvis: usize,
@@ -252,6 +254,7 @@ impl Scene {
             pendulum,
             hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
             last_hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
+            hood_scratch: HoodScratch::default(),
             hood_ellipsoids,
             veil_ellipsoids,
             neck,
@@ -438,11 +441,17 @@ impl Scene {
         let hanging = hood_origin + Vec3::NEG_Y * self.pendulum.length;
         // The hood's first step, too, moves from this pose.
         self.last_hood_colliders.clone_from(&self.hood_colliders);
+        let mut scratch = std::mem::take(&mut self.hood_scratch);
         let input = self.hood_input(hood_origin);
         // Out of the head and shoulders from the first frame (a clip may start bowed).
-        let start = self
-            .pendulum
-            .clear(hood_origin, hanging, &input, &self.hood_colliders);
+        let start = self.pendulum.clear(
+            hood_origin,
+            hanging,
+            &input,
+            &self.hood_colliders,
+            &mut scratch,
+        );
+        self.hood_scratch = scratch;
         self.pendulum.pos = start;
         self.pendulum.prev = start;
         self.pendulum.last_origin = hood_origin;
@@ -870,9 +879,11 @@ impl Scene {
             }
         }
         let origin = self.hood_origin();
+        let mut scratch = std::mem::take(&mut self.hood_scratch);
         let input = self.hood_input(origin);
         let mut pendulum = self.pendulum;
-        pendulum.step(self.cloth.params(), &input);
+        pendulum.step(self.cloth.params(), &input, &mut scratch);
+        self.hood_scratch = scratch;
         self.pendulum = pendulum;
         let hood = self.hood_matrix();
         self.rig.set_hood(hood, &mut self.frame);

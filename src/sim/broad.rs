@@ -15,9 +15,10 @@
 
 use glam::Vec3;
 
+use super::collision::push_out_chosen;
 #[cfg(not(target_arch = "x86_64"))]
 use super::collision::ray_misses_sphere;
-use super::{push_out_all, Collider};
+use super::Collider;
 
 /// Particles per run.
 const RUN: usize = 8;
@@ -491,23 +492,42 @@ fn push_out_holding(
     (p, touched)
 }
 
-/// [`push_out_all`] with the [`Bounds`] of `colliders` at hand (from [`Bounds::update`] with
+/// [`crate::sim::push_out_all`] with the [`Bounds`] of `colliders` at hand (from [`Bounds::update`] with
 /// the same colliders and margin; others are ignored): the same point, each sweep testing
 /// four colliders at a time.
 pub fn push_out_all_among(
     colliders: &[Collider],
     bounds: &Bounds,
+    p: Vec3,
+    anchor: Option<Vec3>,
+    margin: f32,
+    sweeps: usize,
+) -> Vec3 {
+    push_out_masked(colliders, bounds, u64::MAX, p, anchor, margin, sweeps)
+}
+
+/// [`push_out_all_among`] over the colliders whose bit is set in `mask` (bit `k`: collider
+/// `k`), in order, as sweeps of [`Collider::push_out`] over just those would.
+pub fn push_out_masked(
+    colliders: &[Collider],
+    bounds: &Bounds,
+    mask: u64,
     mut p: Vec3,
     anchor: Option<Vec3>,
     margin: f32,
     sweeps: usize,
 ) -> Vec3 {
     if !bounds.fit(colliders, margin) {
-        return push_out_all(colliders, p, anchor, margin, sweeps);
+        return push_out_chosen(colliders, mask, p, anchor, margin, sweeps);
     }
+    // A region holding every point: the mask always applies.
     let every = Candidates {
+        run: Run {
+            mask,
+            lo: Vec3::NEG_INFINITY,
+            hi: Vec3::INFINITY,
+        },
         bounds: Some(bounds),
-        ..Candidates::ALL
     };
     for _ in 0..sweeps {
         let start = p;
@@ -550,6 +570,7 @@ fn push_out_one_by_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::push_out_all;
     use glam::Quat;
 
     /// Pseudo-random numbers in [0, 1), the same every run.
@@ -629,6 +650,13 @@ mod tests {
         let mut bounds = Bounds::default();
         bounds.update(&colliders, margin);
         let mut pushed = 0;
+        let mut masked_pushes = 0;
+        let chosen_by = |mask: u64| -> Vec<Collider> {
+            (colliders.iter().enumerate())
+                .filter(|(k, _)| mask & (1 << k) != 0)
+                .map(|(_, c)| *c)
+                .collect()
+        };
         for &r in &reference {
             let p = r + v(&mut seed, 0.6);
             for anchor in [None, Some(r)] {
@@ -649,9 +677,19 @@ mod tests {
                 // Bounds grown by another margin are not used.
                 let other = push_out_all_among(&colliders, &bounds, p, anchor, 0.03, 4);
                 assert_eq!(other, push_out_all(&colliders, p, anchor, 0.03, 4));
+                // Some of the colliders (every other one, in order): as sweeps over just those.
+                let (mask, chosen) = (0b1010_0110_1101u64, chosen_by(0b1010_0110_1101));
+                let want = push_out_all(&chosen, p, anchor, margin, 2);
+                let got = push_out_masked(&colliders, &bounds, mask, p, anchor, margin, 2);
+                assert_eq!(
+                    want.to_array().map(f32::to_bits),
+                    got.to_array().map(f32::to_bits)
+                );
+                masked_pushes += (want != p) as usize;
             }
         }
         assert!(pushed > 20, "{pushed}");
+        assert!(masked_pushes > 10, "{masked_pushes}");
         // Rays out of the colliders, against a run of them: the same furthest exit.
         let mut exits = 0;
         for (i, &r) in reference.iter().enumerate() {

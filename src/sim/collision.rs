@@ -383,14 +383,28 @@ impl Collider {
 /// points leave toward it ([`Collider::push_out_toward`]); without, through the nearest surface.
 pub fn push_out_all(
     colliders: &[Collider],
+    p: Vec3,
+    anchor: Option<Vec3>,
+    margin: f32,
+    sweeps: usize,
+) -> Vec3 {
+    push_out_chosen(colliders, u64::MAX, p, anchor, margin, sweeps)
+}
+
+/// [`push_out_all`] over the colliders whose bit is set in `mask` (bit `k`: collider `k`;
+/// those past the 64th are always taken).
+pub(crate) fn push_out_chosen(
+    colliders: &[Collider],
+    mask: u64,
     mut p: Vec3,
     anchor: Option<Vec3>,
     margin: f32,
     sweeps: usize,
 ) -> Vec3 {
+    let chosen = |k: usize| k >= u64::BITS as usize || mask & (1 << k) != 0;
     for _ in 0..sweeps {
         let start = p;
-        for c in colliders {
+        for (_, c) in colliders.iter().enumerate().filter(|(k, _)| chosen(*k)) {
             p = match anchor {
                 Some(a) => c.push_out_toward(p, a, margin),
                 None => c.push_out(p, margin),

@@ -54,7 +54,7 @@ pub mod wind;
 pub mod world_motion;
 
 pub use bands::{BAND_ROWS, PARALLEL_MIN_PARTICLES};
-pub use broad::{push_out_all_among, Bounds, Shapes};
+pub use broad::{push_out_all_among, push_out_masked, Bounds, Shapes};
 // The skirt's leg lines (`rig`) rule links out with it.
 #[cfg(feature = "rig")]
 pub(crate) use cloth::surely_beyond;
