@@ -1115,6 +1115,11 @@ pub(super) fn excess(d: Vec3, rest: f32, ratio: f32) -> Option<f32> {
 fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) {
     for l in links {
         let (a, b) = (l.a as usize, l.b as usize);
+        // Nearly every link is within the limit: the squared length settles most of them
+        // without the square root.
+        if surely_within(pos[b], pos[a], l.rest * ratio) {
+            continue;
+        }
         let d = pos[b] - pos[a];
         let Some(s) = excess(d, l.rest, ratio) else {
             continue;

@@ -62,8 +62,9 @@ impl Noise {
         let mut v = [0.0f32; LANES];
         for ((weight, rate, _), phase) in NOISE_TERMS.iter().zip(self.phase) {
             let rate = *rate as f32;
-            for (v, d) in v.iter_mut().zip(d) {
-                *v += weight * sin_turns(phase + rate * d);
+            let sines = sin_turns_each(std::array::from_fn(|l| phase + rate * d[l]));
+            for (v, s) in v.iter_mut().zip(sines) {
+                *v += weight * s;
             }
         }
         v
@@ -100,6 +101,66 @@ pub fn sin_turns(x: f32) -> f32 {
     let z2 = z * z;
     // Taylor to z^9: the first term left out is below (pi/2)^11 / 11! = 3.6e-6.
     z * (1.0 + z2 * (-1.0 / 6.0 + z2 * (1.0 / 120.0 + z2 * (-1.0 / 5040.0 + z2 / 362_880.0))))
+}
+
+/// [`sin_turns`] of each of a block of phases, the same bits: on x86-64 four at a time in SSE2
+/// registers (every x86-64 CPU has them), the same operations in the same order, so the gusts
+/// cost a quarter of the scalar sines (the compiler does not vectorise the scalar form's
+/// conversion to an integer).
+#[inline(always)]
+fn sin_turns_each(x: [f32; LANES]) -> [f32; LANES] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut out = [0.0f32; LANES];
+        for (o, x) in out.chunks_exact_mut(4).zip(x.chunks_exact(4)) {
+            o.copy_from_slice(&sse2::sin_turns4([x[0], x[1], x[2], x[3]]));
+        }
+        out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        x.map(sin_turns)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::*;
+
+    /// [`super::sin_turns`] of four phases, step for step.
+    #[inline(always)]
+    pub(super) fn sin_turns4(x: [f32; 4]) -> [f32; 4] {
+        // SAFETY: SSE2 is part of every x86-64 CPU; the loads and stores are unaligned ones
+        // of four-element arrays.
+        unsafe {
+            let x = _mm_loadu_ps(x.as_ptr());
+            let sign = _mm_set1_ps(-0.0);
+            let abs = |v: __m128| _mm_andnot_ps(sign, v);
+            let one = _mm_set1_ps(1.0);
+            // NaN, or past 2^23 turns: 0 (`not less than` is also true of NaN).
+            let dropped = _mm_cmpnlt_ps(abs(x), _mm_set1_ps(8_388_608.0));
+            let x = _mm_andnot_ps(dropped, x);
+            // Exact below 2^23, as `x as i32` there.
+            let y = _mm_sub_ps(x, _mm_cvtepi32_ps(_mm_cvttps_epi32(x)));
+            let up = _mm_and_ps(_mm_cmpgt_ps(y, _mm_set1_ps(0.5)), one);
+            let down = _mm_and_ps(_mm_cmplt_ps(y, _mm_set1_ps(-0.5)), one);
+            let y = _mm_sub_ps(y, _mm_sub_ps(up, down));
+            // Neither operand is NaN and they are never both zero, so `minps` is `f32::min`.
+            let folded = _mm_min_ps(abs(y), _mm_sub_ps(_mm_set1_ps(0.5), abs(y)));
+            let y = _mm_or_ps(abs(folded), _mm_and_ps(sign, y));
+            let z = _mm_mul_ps(y, _mm_set1_ps(std::f32::consts::TAU));
+            let z2 = _mm_mul_ps(z, z);
+            let c = |v: f32| _mm_set1_ps(v);
+            let t = _mm_div_ps(z2, c(362_880.0));
+            let t = _mm_mul_ps(z2, _mm_add_ps(c(-1.0 / 5040.0), t));
+            let t = _mm_mul_ps(z2, _mm_add_ps(c(1.0 / 120.0), t));
+            let t = _mm_mul_ps(z2, _mm_add_ps(c(-1.0 / 6.0), t));
+            let r = _mm_mul_ps(z, _mm_add_ps(one, t));
+            let mut out = [0.0f32; 4];
+            _mm_storeu_ps(out.as_mut_ptr(), r);
+            out
+        }
+    }
 }
 
 /// How wide a gust front is across the wind, metres: over this distance a gust's phase turns
@@ -414,6 +475,40 @@ mod tests {
             "{}",
             gust_noise(x)
         );
+    }
+
+    #[test]
+    fn the_block_sine_gives_the_scalar_sines_bits() {
+        let mut phases: Vec<f32> = (-40_000..40_000)
+            .map(|i| i as f32 * 0.000_731 + 0.000_1)
+            .collect();
+        // Either side of every fold and cut, signed zeros, the largest phases kept and the
+        // first dropped, and what is never a phase.
+        for v in [
+            0.25f32,
+            0.5,
+            0.75,
+            1.0,
+            8_388_607.5,
+            8_388_608.0,
+            1e30,
+            f32::INFINITY,
+        ] {
+            for x in [v, -v] {
+                phases.extend([
+                    x,
+                    f32::from_bits(x.to_bits() + 1),
+                    f32::from_bits(x.to_bits() - 1),
+                ]);
+            }
+        }
+        phases.extend([0.0, -0.0, f32::NAN, f32::MIN_POSITIVE, -f32::MIN_POSITIVE]);
+        for block in phases.chunks(LANES) {
+            let mut x = [0.0f32; LANES];
+            x[..block.len()].copy_from_slice(block);
+            let got = sin_turns_each(x).map(f32::to_bits);
+            assert_eq!(got, x.map(|x| sin_turns(x).to_bits()), "{x:?}");
+        }
     }
 
     #[test]
