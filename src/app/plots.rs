@@ -20,6 +20,11 @@ pub struct Metric {
     pub unit: &'static str,
     /// Decimals in the label: a count has none.
     pub decimals: usize,
+    /// The plot's scale reaches at least this far above zero (in `unit`), so a measurement
+    /// that stays at its noise floor (the vertical stretch under hard constraints, a few
+    /// millionths of a percent) draws as the flat line it is, not as noise blown up to fill
+    /// the plot.
+    pub least_top: f64,
     pub read: fn(&FrameStats) -> f64,
 }
 
@@ -29,42 +34,49 @@ pub const METRICS: [Metric; 7] = [
         name: "Vertical stretch",
         unit: "%",
         decimals: 3,
+        least_top: 1.0,
         read: |s| s.vertical_stretch_pct as f64,
     },
     Metric {
         name: "Horizontal stretch",
         unit: "%",
         decimals: 3,
+        least_top: 1.0,
         read: |s| s.horizontal_stretch_pct as f64,
     },
     Metric {
         name: "Hem swing",
         unit: "m",
         decimals: 3,
+        least_top: 0.05,
         read: |s| s.hem_swing_m as f64,
     },
     Metric {
         name: "Kinetic energy",
         unit: "J/kg",
         decimals: 3,
+        least_top: 0.05,
         read: |s| s.kinetic_energy as f64,
     },
     Metric {
         name: "Max-distance saturation",
         unit: "%",
         decimals: 3,
+        least_top: 1.0,
         read: |s| s.max_distance_saturation as f64 * 100.0,
     },
     Metric {
         name: "Torn links",
         unit: "links",
         decimals: 0,
+        least_top: 1.0,
         read: |s| s.torn_links as f64,
     },
     Metric {
         name: "Time per step",
         unit: "ms",
         decimals: 3,
+        least_top: 0.1,
         read: |s| s.step_seconds as f64 * 1000.0,
     },
 ];
@@ -145,6 +157,14 @@ impl History {
         out
     }
 
+    /// The values a plot of `line` (from [`History::points`]) shows at least, low and high:
+    /// zero, the metric's [`Metric::least_top`] and every point.
+    fn y_extent(m: &Metric, line: &[[f64; 2]]) -> [f64; 2] {
+        line.iter().fold([0.0, m.least_top], |[lo, hi], p| {
+            [lo.min(p[1]), hi.max(p[1])]
+        })
+    }
+
     /// Draws one small plot per measurement, three per row; hovering shows values.
     pub fn ui(&self, ui: &mut Ui) {
         let width = ((ui.available_width() - 16.0) / 3.0).max(120.0);
@@ -156,7 +176,11 @@ impl History {
                 let unit = m.unit;
                 ui.vertical(|ui| {
                     ui.label(format!("{}: {:.*} {}", m.name, m.decimals, last, unit));
+                    let line = self.points(m, width as usize);
+                    let [lo, hi] = Self::y_extent(m, &line);
                     Plot::new(("plot", i))
+                        .include_y(lo)
+                        .include_y(hi)
                         .width(width)
                         .height(height - 18.0)
                         .allow_drag(false)
@@ -173,7 +197,6 @@ impl History {
                             Some(format!("t {:.2} s\n{:.4} {}", p.x, p.y, unit))
                         })
                         .show(ui, |plot_ui| {
-                            let line = self.points(m, width as usize);
                             plot_ui.add(Trace::new(m.name, line));
                         });
                 });
@@ -337,6 +360,40 @@ mod tests {
             600,
             "a wide plot shows every sample"
         );
+    }
+
+    #[test]
+    fn a_measurement_at_its_noise_floor_draws_flat_and_a_real_one_fills_its_plot() {
+        let mut h = History::default();
+        for i in 0..600 {
+            let wobble = (i as f32 * 0.37).sin();
+            let stats = FrameStats {
+                // Hard constraints: the columns at rest length to a few millionths of a %.
+                vertical_stretch_pct: 1e-6 * wobble.abs(),
+                horizontal_stretch_pct: 6.0 + 2.0 * wobble,
+                hem_swing_m: 0.1 * wobble,
+                ..FrameStats::default()
+            };
+            h.push(i as f64 / 60.0, stats);
+        }
+        // The share of its plot's height the trace spans.
+        let filled = |m: &Metric| {
+            let line = h.points(m, 200);
+            let [lo, hi] = History::y_extent(m, &line);
+            let (a, b) = line
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p[1]), b.max(p[1])));
+            (b - a) / (hi - lo)
+        };
+        assert!(filled(&METRICS[0]) < 1e-5, "{}", filled(&METRICS[0]));
+        assert!(filled(&METRICS[1]) > 0.45, "{}", filled(&METRICS[1]));
+        // A swing either side of rest: the scale holds both sides and zero.
+        assert!(filled(&METRICS[2]) > 0.95, "{}", filled(&METRICS[2]));
+        // Every plot has a scale to draw on, even with nothing in it yet.
+        for m in &METRICS {
+            let [lo, hi] = History::y_extent(m, &[]);
+            assert!(lo == 0.0 && hi > 0.0, "{}", m.name);
+        }
     }
 
     /// The bounding box of each triangle of `mesh`.
