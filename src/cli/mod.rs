@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::preset::Preset;
 
@@ -467,16 +468,18 @@ fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Re
             bone_map: character.bone_map.clone(),
         };
         crate::app::run(options).map_err(anyhow::Error::msg)?;
+        Ok(ExitCode::SUCCESS)
     }
+    // Asked for a window this build cannot open: an error, so a script sees it.
     #[cfg(not(feature = "gui"))]
     {
         let _ = preset;
-        println!(
+        eprintln!(
             "cloth-tuner: this build has no window (built without the `gui` feature).\n\
              Try `cloth-tuner validate presets/tweed.json` or `cloth-tuner params`; `--help` lists all commands."
         );
+        Ok(ExitCode::from(2))
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `simulate`: the preset on the clip, its metrics as text or JSON.
@@ -505,10 +508,24 @@ fn drift_command(
     let (preset, character) = prepare_run(preset, character, seconds, 600.0)?;
     // Hidden for JSON, as the other batch commands' `--quiet`: stdout stays the result alone.
     let total = drift_steps(&preset, rates, seconds)? as usize;
-    let bar = render::progress_bar_of(total, "steps", json);
+    let bar = progress_bar_of(total, "steps", json);
     let rows = drift_rates(character, &preset, clip, rates, seconds, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     print_result(json, &rows, || table(&rows))
+}
+
+/// A progress bar on stderr counting `total` of `unit` (hidden with `quiet` or when stderr is
+/// not a terminal).
+pub fn progress_bar_of(total: usize, unit: &str, quiet: bool) -> ProgressBar {
+    if quiet || total <= 1 {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{elapsed}}  {{msg}}");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+    bar
 }
 
 /// Checks `--seconds` (more than 0, at most `max`) and loads the preset and the character a

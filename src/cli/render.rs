@@ -8,8 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 
+use super::progress_bar_of;
 use crate::picture::{PngWriter, Rgba};
 use crate::preset::Preset;
 pub use crate::render::headless::CameraSpec;
@@ -319,20 +320,6 @@ pub const PAIR_GAP: u32 = 4;
 /// terminal).
 pub fn progress_bar(total: usize, quiet: bool) -> ProgressBar {
     progress_bar_of(total, "pictures", quiet)
-}
-
-/// A progress bar on stderr counting `total` of `unit` (hidden with `quiet` or when stderr is
-/// not a terminal).
-pub fn progress_bar_of(total: usize, unit: &str, quiet: bool) -> ProgressBar {
-    if quiet || total <= 1 {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-    let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{elapsed}}  {{msg}}");
-    if let Ok(style) = ProgressStyle::with_template(&template) {
-        bar.set_style(style);
-    }
-    bar
 }
 
 /// Makes `dir` (and its parents) and checks a file can be written in it.
