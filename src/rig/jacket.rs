@@ -585,21 +585,17 @@ impl JacketRig {
     pub fn references(&self, frame: &JacketFrame, out: &mut [Vec3]) {
         let cols = self.topology.cols;
         let chest = frame.driver_skin[self.bones.chest];
-        for (i, ((o, b), rest)) in out
-            .iter_mut()
-            .zip(&self.particle_binding)
-            .zip(&self.topology.rest)
-            .enumerate()
-        {
-            *o = blend_point(&frame.driver_skin, b, *rest);
-            // The veil hangs from the head and the skirt from the waist, not from the
-            // shoulder pads.
-            let jacket = matches!(self.garment, Garment::Jacket | Garment::HoodedJacket);
+        // The veil hangs from the head and the skirt from the waist, not from the shoulder
+        // pads.
+        let jacket = matches!(self.garment, Garment::Jacket | Garment::HoodedJacket);
+        let particles = self.particle_binding.iter().zip(&self.topology.rest);
+        for (i, (b, rest)) in particles.enumerate().take(out.len()) {
+            out[i] = blend_point(&frame.driver_skin, b, *rest);
             if i >= cols && jacket {
+                // The top row comes first and takes no lift, so its point is its column's.
                 let top = self.topology.rest[i % cols];
-                let lift = blend_point(&frame.driver_skin, &self.particle_binding[i % cols], top)
-                    - chest.transform_point3(top);
-                *o += lift;
+                let lift = out[i % cols] - chest.transform_point3(top);
+                out[i] += lift;
             }
         }
     }
