@@ -39,6 +39,17 @@ pub(crate) struct HoodScratch {
     bounds: Bounds,
 }
 
+impl HoodScratch {
+    /// Room for a hood of `points` points among [`MAX_COLLIDERS`] colliders: its steps then
+    /// allocate nothing.
+    pub(crate) fn for_points(points: usize) -> Self {
+        Self {
+            turns: Vec::with_capacity(points),
+            bounds: Bounds::with_capacity(MAX_COLLIDERS),
+        }
+    }
+}
+
 /// The hood's pendulum: one Verlet particle at `length` from the hood bone's origin.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pendulum {

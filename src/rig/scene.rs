@@ -254,7 +254,7 @@ impl Scene {
             pendulum,
             hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
             last_hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
-            hood_scratch: HoodScratch::default(),
+            hood_scratch: HoodScratch::for_points(rig.hood_points.len()),
             hood_ellipsoids,
             veil_ellipsoids,
             neck,
@@ -359,6 +359,7 @@ impl Scene {
                 .rest_pose()
                 .compute_model(&self.character.skeleton, &mut rest_model);
             self.pendulum = new_pendulum(&rig, rest_model[self.neck]);
+            self.hood_scratch = HoodScratch::for_points(rig.hood_points.len());
             self.frame = rig.new_frame();
             self.rig = rig;
             self.garment = garment;

@@ -492,9 +492,9 @@ fn push_out_holding(
     (p, touched)
 }
 
-/// [`crate::sim::push_out_all`] with the [`Bounds`] of `colliders` at hand (from [`Bounds::update`] with
-/// the same colliders and margin; others are ignored): the same point, each sweep testing
-/// four colliders at a time.
+/// [`crate::sim::push_out_all`] with the [`Bounds`] of `colliders` at hand (from
+/// [`Bounds::update`] with the same colliders and margin; others are ignored): the same point,
+/// each sweep testing four colliders at a time.
 pub fn push_out_all_among(
     colliders: &[Collider],
     bounds: &Bounds,
@@ -677,7 +677,7 @@ mod tests {
                 // Bounds grown by another margin are not used.
                 let other = push_out_all_among(&colliders, &bounds, p, anchor, 0.03, 4);
                 assert_eq!(other, push_out_all(&colliders, p, anchor, 0.03, 4));
-                // Some of the colliders (every other one, in order): as sweeps over just those.
+                // Seven of the twelve, in order: as sweeps over just those.
                 let (mask, chosen) = (0b1010_0110_1101u64, chosen_by(0b1010_0110_1101));
                 let want = push_out_all(&chosen, p, anchor, margin, 2);
                 let got = push_out_masked(&colliders, &bounds, mask, p, anchor, margin, 2);
