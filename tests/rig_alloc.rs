@@ -1,17 +1,30 @@
-//! Per-frame character work does not allocate once the buffers exist.
+//! Per-frame character work does not allocate once the buffers exist: sampling, posing and
+//! skinning, and a whole scene's step (rig, hood, cloth, bones) for every shipped preset.
 #![cfg(feature = "rig")]
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::Arc;
 
-use cloth_tuner::rig::{skin, Character};
+use cloth_tuner::preset::Preset;
+use cloth_tuner::rig::{skin, Character, Scene};
 
+/// Counts each thread's allocations: the tests run side by side and must not see each
+/// other's.
 struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn allocations() -> usize {
+    ALLOCS.with(Cell::get)
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
+        // `try_with`: a thread being torn down has no counter left, and nothing to count.
+        let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
         System.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -34,7 +47,7 @@ fn sample_pose_and_skin_do_not_allocate() {
     pose.compute_model(&ch.skeleton, &mut model);
     ch.skin_matrices(&model, &mut sk);
     skin(&ch.mesh, &sk, &mut pos, &mut nrm);
-    let before = ALLOCS.load(Ordering::SeqCst);
+    let before = allocations();
     for clip in &ch.clips {
         for i in 0..50 {
             let root = clip.sample(i as f32 * 0.093, &mut pose);
@@ -46,11 +59,35 @@ fn sample_pose_and_skin_do_not_allocate() {
             assert!(root.is_finite());
         }
     }
-    let after = ALLOCS.load(Ordering::SeqCst);
+    let after = allocations();
     assert_eq!(
         after,
         before,
         "per-frame work allocated {} times",
         after - before
     );
+}
+
+#[test]
+fn a_scene_step_does_not_allocate_after_its_first_steps() {
+    let ch = Arc::new(Character::builtin());
+    for name in ["tweed", "down_jacket", "veil", "skirt"] {
+        let preset = Preset::load(format!("presets/{name}.json")).unwrap();
+        // The dodge: contacts, the hood thrown about, the skirt's leg lines at work.
+        let mut scene = Scene::new(Arc::clone(&ch), &preset, "dodge").unwrap();
+        for _ in 0..5 {
+            scene.step();
+        }
+        let before = allocations();
+        for _ in 0..240 {
+            scene.step();
+        }
+        let after = allocations();
+        assert_eq!(
+            after,
+            before,
+            "{name}: 240 steps allocated {} times",
+            after - before
+        );
+    }
 }
