@@ -28,6 +28,16 @@ pub struct Metric {
     pub read: fn(&FrameStats) -> f64,
 }
 
+impl Metric {
+    /// The values a plot of `line` (from [`History::points`]) shows at least, low and high:
+    /// zero, [`Metric::least_top`] and every point.
+    fn y_extent(&self, line: &[[f64; 2]]) -> [f64; 2] {
+        line.iter().fold([0.0, self.least_top], |[lo, hi], p| {
+            [lo.min(p[1]), hi.max(p[1])]
+        })
+    }
+}
+
 /// Every plotted measurement, in display order.
 pub const METRICS: [Metric; 7] = [
     Metric {
@@ -157,14 +167,6 @@ impl History {
         out
     }
 
-    /// The values a plot of `line` (from [`History::points`]) shows at least, low and high:
-    /// zero, the metric's [`Metric::least_top`] and every point.
-    fn y_extent(m: &Metric, line: &[[f64; 2]]) -> [f64; 2] {
-        line.iter().fold([0.0, m.least_top], |[lo, hi], p| {
-            [lo.min(p[1]), hi.max(p[1])]
-        })
-    }
-
     /// Draws one small plot per measurement, three per row; hovering shows values.
     pub fn ui(&self, ui: &mut Ui) {
         let width = ((ui.available_width() - 16.0) / 3.0).max(120.0);
@@ -177,7 +179,7 @@ impl History {
                 ui.vertical(|ui| {
                     ui.label(format!("{}: {:.*} {}", m.name, m.decimals, last, unit));
                     let line = self.points(m, width as usize);
-                    let [lo, hi] = Self::y_extent(m, &line);
+                    let [lo, hi] = m.y_extent(&line);
                     Plot::new(("plot", i))
                         .include_y(lo)
                         .include_y(hi)
@@ -379,7 +381,7 @@ mod tests {
         // The share of its plot's height the trace spans.
         let filled = |m: &Metric| {
             let line = h.points(m, 200);
-            let [lo, hi] = History::y_extent(m, &line);
+            let [lo, hi] = m.y_extent(&line);
             let (a, b) = line
                 .iter()
                 .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p[1]), b.max(p[1])));
@@ -391,7 +393,7 @@ mod tests {
         assert!(filled(&METRICS[2]) > 0.95, "{}", filled(&METRICS[2]));
         // Every plot has a scale to draw on, even with nothing in it yet.
         for m in &METRICS {
-            let [lo, hi] = History::y_extent(m, &[]);
+            let [lo, hi] = m.y_extent(&[]);
             assert!(lo == 0.0 && hi > 0.0, "{}", m.name);
         }
     }

@@ -249,7 +249,7 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
         }
     }
     for shot in &shots {
-        let dirs = [&diff_dir, &expected_dir];
+        let dirs = [diff_dir.as_path(), expected_dir.as_path()];
         report
             .cases
             .push(compare_shot(shot, &args.golden, dirs, thresholds)?);
@@ -321,7 +321,7 @@ fn plan_jobs(manifest: &Manifest, args: &RegressArgs) -> anyhow::Result<Vec<Job>
 fn compare_shot(
     shot: &Shot,
     golden: &Path,
-    [diff_dir, expected_dir]: [&PathBuf; 2],
+    [diff_dir, expected_dir]: [&Path; 2],
     thresholds: Thresholds,
 ) -> anyhow::Result<CaseResult> {
     let golden = golden.join(&shot.name);

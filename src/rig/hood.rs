@@ -193,9 +193,9 @@ impl Pendulum {
         let near = colliders
             .iter()
             .enumerate()
-            .take(32)
+            .take(u64::BITS as usize)
             .filter(|(_, c)| reaches(c, origin, self.reach + margin))
-            .fold(0u32, |mask, (i, _)| mask | 1 << i);
+            .fold(0u64, |mask, (i, _)| mask | 1 << i);
         if near == 0 {
             return pos;
         }
@@ -207,15 +207,7 @@ impl Pendulum {
             turns.clear();
             turns.extend(input.points.iter().filter_map(|local| {
                 let q = bone.transform_point3(*local);
-                let out = push_out_masked(
-                    colliders,
-                    bounds,
-                    near.into(),
-                    q,
-                    None,
-                    margin,
-                    POINT_SWEEPS,
-                );
+                let out = push_out_masked(colliders, bounds, near, q, None, margin, POINT_SWEEPS);
                 if out == q {
                     return None;
                 }

@@ -1105,8 +1105,13 @@ fn limit_weights(topo: &Topology, a: usize, b: usize) -> (f32, f32) {
 /// For a link `d` (from one end to the other) of rest length `rest`: the share of `d` by which
 /// it is longer than `ratio` x rest, or `None` when it is not (or is degenerate).
 pub(super) fn excess(d: Vec3, rest: f32, ratio: f32) -> Option<f32> {
-    let len = d.length();
     let limit = rest * ratio;
+    // Nearly every link is within the limit: its squared length settles most of them
+    // without the square root.
+    if surely_within(d, Vec3::ZERO, limit) {
+        return None;
+    }
+    let len = d.length();
     (len > limit && len > 1e-9).then(|| (len - limit) / len)
 }
 
@@ -1115,11 +1120,6 @@ pub(super) fn excess(d: Vec3, rest: f32, ratio: f32) -> Option<f32> {
 fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) {
     for l in links {
         let (a, b) = (l.a as usize, l.b as usize);
-        // Nearly every link is within the limit: the squared length settles most of them
-        // without the square root.
-        if surely_within(pos[b], pos[a], l.rest * ratio) {
-            continue;
-        }
         let d = pos[b] - pos[a];
         let Some(s) = excess(d, l.rest, ratio) else {
             continue;

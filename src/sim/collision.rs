@@ -404,7 +404,10 @@ pub(crate) fn push_out_chosen(
     let chosen = |k: usize| k >= u64::BITS as usize || mask & (1 << k) != 0;
     for _ in 0..sweeps {
         let start = p;
-        for (_, c) in colliders.iter().enumerate().filter(|(k, _)| chosen(*k)) {
+        for (k, c) in colliders.iter().enumerate() {
+            if !chosen(k) {
+                continue;
+            }
             p = match anchor {
                 Some(a) => c.push_out_toward(p, a, margin),
                 None => c.push_out(p, margin),
