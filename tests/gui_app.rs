@@ -64,6 +64,20 @@ fn moving_a_slider_changes_the_simulation_parameter_and_undo_redo_restore_it() {
 }
 
 #[test]
+fn the_tear_ratio_slider_goes_from_off_straight_to_its_first_tearing_value() {
+    // Between 0 and 1.1 every link at rest length would tear at once: a drag lands on the
+    // nearer end instead of shredding the jacket.
+    let mut h = harness();
+    for (dragged, lands) in [(0.4, 0.0), (0.7, 1.1), (1.6, 1.6)] {
+        h.get_by_role_and_label(Role::Slider, "Tear ratio")
+            .set_value_accesskit(dragged);
+        h.run();
+        assert_eq!(h.state().params().tear_ratio, lands, "dragged to {dragged}");
+        assert_eq!(h.state().scene().params().tear_ratio, lands);
+    }
+}
+
+#[test]
 fn a_checkbox_switches_a_param_live() {
     let mut h = harness();
     let before = h.state().params().hard_constraints;

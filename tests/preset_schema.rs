@@ -158,6 +158,42 @@ fn schema_ranges_come_from_the_parameter_table() {
 }
 
 #[test]
+fn a_tear_ratio_between_off_and_its_first_tearing_value_is_refused_by_schema_and_loader() {
+    let v = validator();
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string("presets/tweed.json").unwrap()).unwrap();
+    for (ratio, valid) in [
+        (0.0, true),
+        (0.5, false),
+        (1.0, false),
+        (1.1, true),
+        (3.0, true),
+    ] {
+        doc["params"]["tear_ratio"] = serde_json::json!(ratio);
+        assert_eq!(v.is_valid(&doc), valid, "schema, tear_ratio {ratio}");
+        let path = dir.path().join("torn.json");
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cloth-tuner"))
+            .args(["validate", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.success(), valid, "tear_ratio {ratio}: {text}");
+        if !valid {
+            assert!(text.contains("torn.json"), "{text}");
+            assert!(text.contains("0 (off) or 1.1 to 5 x rest"), "{text}");
+            assert!(
+                text.contains(
+                    "`params.tear_ratio`: 0.5 is out of range; allowed 0 (off) or 1.1 to 5 x rest"
+                ) || ratio != 0.5,
+                "{text}"
+            );
+        }
+    }
+}
+
+#[test]
 fn shipped_presets_follow_the_article_and_validate_warns_when_one_does_not() {
     for path in shipped_presets() {
         let p = Preset::load(&path).unwrap();

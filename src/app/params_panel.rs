@@ -68,7 +68,12 @@ fn knob_widget(ui: &mut Ui, spec: &ParamSpec, knob: &mut ParamMut, preset_value:
             if spec.unit == "per step" && spec.min == 0.0 {
                 slider = slider.logarithmic(true).smallest_positive(1e-4);
             }
-            ui.add(slider)
+            let response = ui.add(slider);
+            // A knob that is off at its minimum jumps from off to its first on value.
+            if response.changed() {
+                **v = spec.snap(**v as f64) as f32;
+            }
+            response
         }
         ParamMut::Int(v) => ui.add(
             Slider::new(&mut **v, spec.min as u32..=spec.max as u32)

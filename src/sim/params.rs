@@ -93,6 +93,10 @@ pub struct ParamSpec {
     pub min: f64,
     /// Largest allowed value.
     pub max: f64,
+    /// For a knob that `min` turns off (tearing): the smallest value that turns it on. Values
+    /// between `min` and this are refused, and continuous inputs (a slider's drag, a fit's
+    /// step, a sweep's spread) land on the nearer of the two ([`ParamSpec::snap`]).
+    pub on_from: Option<f64>,
     /// The value a new preset starts with.
     pub default: f64,
     /// Float, whole number or switch.
@@ -104,27 +108,59 @@ pub struct ParamSpec {
 }
 
 impl ParamSpec {
-    /// The allowed range written for a person: "0 to 1 (per step)".
+    /// The allowed range written for a person: "0 to 1 per step".
     pub fn range_text(&self) -> String {
-        let unit = if self.unit.is_empty() {
-            String::new()
-        } else {
-            format!(" {}", self.unit)
-        };
         match self.kind {
             ParamKind::Bool => "true or false".to_string(),
-            // Floats print through f32 so 0.05 reads "0.05", not its f64 widening.
-            ParamKind::Float => format!("{} to {}{}", self.min as f32, self.max as f32, unit),
-            ParamKind::Int => format!("{} to {}{}", self.min, self.max, unit),
+            _ if self.unit.is_empty() => self.bounds_text(),
+            _ => format!("{} {}", self.bounds_text(), self.unit),
         }
     }
 
-    /// True when `v` is finite and inside `[min, max]` (and whole, for whole numbers).
+    /// The bounds without the unit: "0 to 1", "0 (off) or 1.1 to 5", "on/off".
+    pub fn bounds_text(&self) -> String {
+        match (self.kind, self.on_from) {
+            (ParamKind::Bool, _) => "on/off".to_string(),
+            // Floats print through f32 so 0.05 reads "0.05", not its f64 widening.
+            (ParamKind::Float, Some(on)) => format!(
+                "{} (off) or {} to {}",
+                self.min as f32, on as f32, self.max as f32
+            ),
+            (ParamKind::Float, None) => format!("{} to {}", self.min as f32, self.max as f32),
+            (ParamKind::Int, _) => format!("{} to {}", self.min, self.max),
+        }
+    }
+
+    /// True when `v` is finite and inside `[min, max]` (and whole, for whole numbers), and not
+    /// between the off value and [`ParamSpec::on_from`].
     pub fn accepts(&self, v: f64) -> bool {
         v.is_finite()
             && v >= self.min
             && v <= self.max
             && (self.kind != ParamKind::Int || v.fract() == 0.0)
+            && !self.in_gap(v)
+    }
+
+    /// `v` out of the refused stretch between the off value and [`ParamSpec::on_from`], to
+    /// whichever end is nearer (the upper on a tie); any other value as it is.
+    pub fn snap(&self, v: f64) -> f64 {
+        match self.on_from {
+            Some(on) if self.in_gap(v) => {
+                if v - self.min < on - v {
+                    self.min
+                } else {
+                    on
+                }
+            }
+            _ => v,
+        }
+    }
+
+    /// Whether `v` lies strictly between the off value and [`ParamSpec::on_from`]; compared
+    /// as the field's f32 stores it, so the bound itself is never refused.
+    fn in_gap(&self, v: f64) -> bool {
+        self.on_from
+            .is_some_and(|on| v as f32 > self.min as f32 && (v as f32) < on as f32)
     }
 }
 
@@ -176,7 +212,7 @@ macro_rules! fabric_params {
         $(#[doc = $doc:literal])*
         $name:ident : $ty:ty = $default:expr,
             $kind:ident, $min:expr, $max:expr, $unit:tt, $group:ident, $label:literal,
-            $tip:literal;
+            $tip:literal $(, on from $on:expr)?;
     )*) => {
         /// The fabric: every knob of the cloth, applied live on the next step.
         ///
@@ -209,6 +245,7 @@ macro_rules! fabric_params {
                     unit: $unit,
                     min: fabric_params!(@num $kind $min),
                     max: fabric_params!(@num $kind $max),
+                    on_from: fabric_params!(@on $kind $($on)?),
                     default: fabric_params!(@num $kind $default),
                     kind: ParamKind::$kind,
                     group: ParamGroup::$group,
@@ -264,6 +301,8 @@ macro_rules! fabric_params {
     (@num Float $v:expr) => { ($v as f32) as f64 };
     (@num Int $v:expr) => { ($v as u32) as f64 };
     (@num Bool $v:expr) => { ($v as u8) as f64 };
+    (@on $kind:ident) => { None };
+    (@on $kind:ident $v:expr) => { Some(fabric_params!(@num $kind $v)) };
 }
 
 fabric_params! {
@@ -379,9 +418,11 @@ fabric_params! {
         "Gap between the body and the fabric (and between the hood and the head and shoulders). Raise it if the body pokes through the render mesh, lower it if the jacket floats.";
     /// A link (stretch, shear or bend) stretched past this multiple of its rest length during a
     /// step tears: it leaves the solve until the cloth is reset (`docs/preset-format.md`,
-    /// "Tearing", says what goes with it). 0 turns tearing off.
+    /// "Tearing", says what goes with it). 0 turns tearing off; below 1.1 every link at rest
+    /// length or near it would tear at once, so values between 0 and 1.1 are refused.
     tear_ratio: f32 = 0.0, Float, 0, 5, "x rest", Stiffness, "Tear ratio",
-        "0: the fabric never tears. 1.1 to 5: a link pulled past this many times its rest length rips, and the jacket opens there in a slit or a hole (Reset mends it). Low values rip at the first hard tug, high ones only when snagged.";
+        "0: the fabric never tears. 1.1 to 5: a link pulled past this many times its rest length rips, and the jacket opens there in a slit or a hole (Reset mends it). Low values rip at the first hard tug, high ones only when snagged.",
+        on from 1.1;
 }
 
 impl FabricParams {
@@ -402,11 +443,7 @@ impl FabricParams {
                     ParamKind::Int => format!("{}", s.default),
                     ParamKind::Float => format!("{}", s.default as f32),
                 };
-                let range = match s.kind {
-                    ParamKind::Bool => "on/off".to_string(),
-                    ParamKind::Int => format!("{} to {}", s.min, s.max),
-                    ParamKind::Float => format!("{} to {}", s.min as f32, s.max as f32),
-                };
+                let range = s.bounds_text();
                 out.push_str(&format!(
                     "| {} | `{}` | {} | {} | {} | {} |\n",
                     group.title(),
@@ -511,7 +548,7 @@ impl FabricParams {
         for s in Self::SPECS {
             let v = self.get(s.name).unwrap_or(s.default);
             let v = if v.is_finite() {
-                v.clamp(s.min, s.max)
+                s.snap(v.clamp(s.min, s.max))
             } else {
                 s.default
             };
@@ -538,6 +575,14 @@ fn schema_ranges(schema: &mut schemars::Schema) {
         prop.insert("default".into(), schema_number(spec, spec.default));
         prop.insert("minimum".into(), schema_number(spec, spec.min));
         prop.insert("maximum".into(), schema_number(spec, spec.max));
+        if let Some(on) = spec.on_from {
+            // Off at the minimum, on from `on`: nothing strictly between.
+            let gap = serde_json::json!({
+                "exclusiveMinimum": schema_number(spec, spec.min),
+                "exclusiveMaximum": schema_number(spec, on),
+            });
+            prop.insert("not".into(), gap);
+        }
     }
 }
 
@@ -590,6 +635,36 @@ mod tests {
             );
         }
         assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn a_tear_ratio_that_would_tear_every_link_at_rest_is_refused_and_snapped_off_or_on() {
+        let spec = FabricParams::spec("tear_ratio").unwrap();
+        let mut p = FabricParams {
+            tear_ratio: 0.5,
+            ..FabricParams::default()
+        };
+        let e = p.validate().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "`tear_ratio` is 0.5, allowed range is 0 (off) or 1.1 to 5 x rest"
+        );
+        for ok in [0.0, 1.1, 1.3, 5.0] {
+            p.tear_ratio = ok;
+            assert!(p.validate().is_ok(), "{ok}");
+        }
+        for refused in [1e-6, 1.0, 1.0999] {
+            assert!(!spec.accepts(refused), "{refused}");
+        }
+        // A drag, a fit's step or a sweep lands on the nearer end of the refused stretch.
+        assert_eq!(spec.snap(0.3), 0.0);
+        assert_eq!(spec.snap(0.8) as f32, 1.1);
+        assert_eq!(spec.snap(2.0), 2.0);
+        p.tear_ratio = 0.5;
+        assert_eq!(p.clamped().tear_ratio, 0.0);
+        // Other knobs have no gap.
+        let damping = FabricParams::spec("damping").unwrap();
+        assert_eq!((damping.on_from, damping.snap(0.001)), (None, 0.001));
     }
 
     #[test]

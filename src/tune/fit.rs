@@ -307,7 +307,7 @@ fn to_value(spec: &ParamSpec, u: f64) -> f64 {
         Axis::Log { decades } => (10f64.powf(decades * u) - 1.0) / (10f64.powf(decades) - 1.0),
     };
     let v = round_sig(spec.min + span * t, DIGITS).clamp(spec.min, spec.max);
-    v as f32 as f64
+    spec.snap(v) as f32 as f64
 }
 
 /// Where `v` lies on the knob's normalised axis.

@@ -103,7 +103,8 @@ impl Sweep {
             _ => return Err(syntax()),
         };
         for v in [from, to] {
-            if !(spec.min..=spec.max).contains(&v) {
+            // In range and not between a knob's off value and its first on value.
+            if !(spec.min..=spec.max).contains(&v) || spec.snap(v) != v {
                 return Err(KnobError::OutOfRange {
                     name: spec.name.into(),
                     value: v,
@@ -134,7 +135,7 @@ fn spread(spec: &ParamSpec, from: f64, to: f64, count: usize) -> Vec<f64> {
             } else {
                 i as f64 / (count - 1) as f64
             };
-            let v = from + (to - from) * t;
+            let v = spec.snap(from + (to - from) * t);
             match spec.kind {
                 // Printed and stored as the preset's f32, so a cell saved as a preset holds
                 // exactly the value on its label.
@@ -220,6 +221,14 @@ pub fn combinations(sweeps: &[Sweep], force: bool) -> Result<Vec<Setting>, KnobE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tear_ratio_sweep_skips_the_values_that_tear_every_link() {
+        let s = Sweep::parse("tear_ratio=0:2:5").unwrap();
+        assert_eq!(s.values, vec![0.0, 1.1_f32 as f64, 1.5, 2.0]);
+        let e = Sweep::parse("tear_ratio=0.5:2:4").unwrap_err().to_string();
+        assert!(e.contains("0 (off) or 1.1 to 5 x rest"), "{e}");
+    }
 
     #[test]
     fn a_sweep_spreads_its_values_evenly_and_ends_on_both_bounds() {
