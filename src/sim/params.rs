@@ -141,6 +141,15 @@ impl ParamSpec {
             && !self.in_gap(v)
     }
 
+    /// `v` as a person wrote it: a float field's value through its f32, so a file's 0.0489
+    /// reads 0.0489 in a message rather than its widening 0.048900000751018524.
+    pub fn as_written(&self, v: f64) -> f64 {
+        match self.kind {
+            ParamKind::Float if v.is_finite() => format!("{}", v as f32).parse().unwrap_or(v),
+            _ => v,
+        }
+    }
+
     /// `v` out of the refused stretch between the off value and [`ParamSpec::on_from`], to
     /// whichever end is nearer (the upper on a tie); any other value as it is.
     pub fn snap(&self, v: f64) -> f64 {
@@ -496,13 +505,14 @@ impl FabricParams {
         }
     }
 
-    /// Every field that is out of its range or not finite, with its spec and value.
+    /// Every field that is out of its range or not finite, with its spec and value (as written,
+    /// [`ParamSpec::as_written`]).
     pub fn out_of_range(&self) -> Vec<(&'static ParamSpec, f64)> {
         Self::SPECS
             .iter()
             .filter_map(|s| {
                 let v = self.get(s.name)?;
-                (!s.accepts(v)).then_some((s, v))
+                (!s.accepts(v)).then_some((s, s.as_written(v)))
             })
             .collect()
     }
@@ -649,6 +659,10 @@ mod tests {
             e.to_string(),
             "`tear_ratio` is 0.5, allowed range is 0 (off) or 1.1 to 5 x rest"
         );
+        // The value as the file wrote it, not its f32's widening.
+        p.tear_ratio = 0.0489;
+        let e = p.validate().unwrap_err().to_string();
+        assert!(e.starts_with("`tear_ratio` is 0.0489, allowed"), "{e}");
         for ok in [0.0, 1.1, 1.3, 5.0] {
             p.tear_ratio = ok;
             assert!(p.validate().is_ok(), "{ok}");
