@@ -427,14 +427,16 @@ fn a_manifest_case_plays_the_character_it_names() {
 }
 
 /// The knob moved as a 5 % drift would move it: a number 5 % up (down where up leaves its
-/// range; 5 % of the range from 0), a count one step, a switch flipped.
+/// range; 5 % of the range from 0, or a knob off at 0 to its first on value), a count one
+/// step, a switch flipped.
 fn nudged(spec: &cloth_tuner::sim::ParamSpec, v: f64) -> f64 {
     use cloth_tuner::sim::ParamKind;
     match spec.kind {
         ParamKind::Bool => 1.0 - v,
         ParamKind::Int if v < spec.max => v + 1.0,
         ParamKind::Int => v - 1.0,
-        ParamKind::Float if v == 0.0 => spec.max * 0.05,
+        // A knob off at 0 (tearing) turns on at its first value.
+        ParamKind::Float if v == 0.0 => spec.on_from.unwrap_or(spec.max * 0.05),
         ParamKind::Float if v * 1.05 <= spec.max => v * 1.05,
         ParamKind::Float => v * 0.95,
     }

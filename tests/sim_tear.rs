@@ -367,6 +367,10 @@ mod preset_file {
                         "params": { "tear_ratio": 9 } }"#;
         let e = load(text).unwrap_err();
         assert_eq!(e.field(), Some("params.tear_ratio"));
-        assert!(e.to_string().contains("0 to 5 x rest"), "{e}");
+        assert!(e.to_string().contains("0 (off) or 1.1 to 5 x rest"), "{e}");
+        // Between off and 1.1 every link at rest length would tear at once.
+        let e = load(&text.replace("9", "0.5")).unwrap_err();
+        assert_eq!(e.field(), Some("params.tear_ratio"));
+        assert!(e.to_string().contains("0.5 is out of range"), "{e}");
     }
 }
