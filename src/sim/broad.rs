@@ -327,6 +327,8 @@ impl<'a> Shapes<'a> {
 pub(crate) struct Broad {
     runs: Vec<Run>,
     bounds: Bounds,
+    /// The step's colliders' reach, in collider order (scratch, sized once).
+    reach: Vec<Reach>,
 }
 
 impl Broad {
@@ -336,6 +338,7 @@ impl Broad {
             runs: vec![Run::ALL; n.div_ceil(RUN)],
             // As many as a mask holds: more are tested one by one.
             bounds: Bounds::with_capacity(MASK_BITS),
+            reach: Vec::with_capacity(MASK_BITS),
         }
     }
 
@@ -349,7 +352,12 @@ impl Broad {
         margin: f32,
     ) {
         self.bounds.update(colliders, margin);
+        self.reach.clear();
         let usable = colliders.len() <= MASK_BITS && reference.len() == max_distance.len();
+        if usable {
+            self.reach
+                .extend(colliders.iter().map(|c| Reach::of(c, margin)));
+        }
         for (k, run) in self.runs.iter_mut().enumerate() {
             let range = k * RUN..((k + 1) * RUN).min(reference.len());
             if !usable || range.is_empty() {
@@ -361,10 +369,11 @@ impl Broad {
                 lo = lo.min(*r - Vec3::splat(md));
                 hi = hi.max(*r + Vec3::splat(md));
             }
-            let mask = colliders
+            let mask = self
+                .reach
                 .iter()
                 .enumerate()
-                .filter(|(_, c)| may_reach(c, lo, hi, margin))
+                .filter(|(_, r)| r.meets(lo, hi))
                 .fold(0u64, |m, (i, _)| m | 1 << i);
             *run = if lo.is_finite() && hi.is_finite() {
                 Run { mask, lo, hi }
@@ -402,31 +411,76 @@ fn low_bits(n: usize) -> u64 {
     }
 }
 
-/// Whether any point of the box `lo`..`hi` may lie inside `c` grown by `margin`. Errs toward
-/// yes: the bound is widened by a thousandth (and 10 um), far more than rounding in the exact
-/// tests could take back.
-fn may_reach(c: &Collider, lo: Vec3, hi: Vec3, margin: f32) -> bool {
-    let slack = |r: f32| r * 1.001 + 1e-5;
-    match *c {
-        Collider::Ellipsoid { center, radii, .. } => {
-            near_box(center, slack(radii.max_element() + margin), lo, hi)
+/// Where a collider grown by the margin can reach, worked out once a step and tested against
+/// every run's box. Errs toward reaching: the bound is widened by a thousandth (and 10 um),
+/// far more than rounding in the exact tests could take back.
+#[derive(Clone, Copy, Debug)]
+enum Reach {
+    /// Within `radius` of `center`.
+    Ball { center: Vec3, radius: f32 },
+    /// Behind the plane through `point` facing `normal`, or less than `slack` in front of it.
+    HalfSpace {
+        point: Vec3,
+        normal: Vec3,
+        slack: f32,
+    },
+    /// Anywhere (a shape with a non-finite centre).
+    Everywhere,
+}
+
+impl Reach {
+    fn of(c: &Collider, margin: f32) -> Reach {
+        let slack = |r: f32| r * 1.001 + 1e-5;
+        let ball = |center: Vec3, radius: f32| {
+            if center.is_finite() {
+                Reach::Ball { center, radius }
+            } else {
+                Reach::Everywhere
+            }
+        };
+        match *c {
+            Collider::Ellipsoid { center, radii, .. } => {
+                ball(center, slack(radii.max_element() + margin))
+            }
+            Collider::Sphere { center, radius } => ball(center, slack(radius + margin)),
+            Collider::Capsule { a, b, radius } => {
+                let bound = 0.5 * a.distance(b) + radius + margin;
+                ball((a + b) * 0.5, slack(bound))
+            }
+            Collider::Plane { point, normal } => Reach::HalfSpace {
+                point,
+                normal,
+                slack: slack(margin.abs()),
+            },
         }
-        Collider::Sphere { center, radius } => near_box(center, slack(radius + margin), lo, hi),
-        Collider::Capsule { a, b, radius } => {
-            let bound = 0.5 * a.distance(b) + radius + margin;
-            near_box((a + b) * 0.5, slack(bound), lo, hi)
-        }
-        Collider::Plane { point, normal } => {
-            // The box's corner furthest toward the blocked side.
-            let corner = Vec3::select(normal.cmpge(Vec3::ZERO), lo, hi);
-            (corner - point).dot(normal) < slack(margin.abs())
+    }
+
+    /// Whether any point of the box `lo`..`hi` may lie within reach.
+    #[inline(always)]
+    fn meets(&self, lo: Vec3, hi: Vec3) -> bool {
+        match *self {
+            Reach::Ball { center, radius } => {
+                center.clamp(lo, hi).distance_squared(center) <= radius * radius
+            }
+            Reach::HalfSpace {
+                point,
+                normal,
+                slack,
+            } => {
+                // The box's corner furthest toward the blocked side.
+                let corner = Vec3::select(normal.cmpge(Vec3::ZERO), lo, hi);
+                (corner - point).dot(normal) < slack
+            }
+            Reach::Everywhere => true,
         }
     }
 }
 
-/// Whether the sphere at `center` of `radius` comes within the box `lo`..`hi`.
-fn near_box(center: Vec3, radius: f32, lo: Vec3, hi: Vec3) -> bool {
-    center.clamp(lo, hi).distance_squared(center) <= radius * radius || !center.is_finite()
+/// Whether any point of the box `lo`..`hi` may lie inside `c` grown by `margin`
+/// ([`Reach`]).
+#[cfg(test)]
+fn may_reach(c: &Collider, lo: Vec3, hi: Vec3, margin: f32) -> bool {
+    Reach::of(c, margin).meets(lo, hi)
 }
 
 /// `p` pushed out of `colliders` in order, as [`Collider::push_out_toward`] (with an `anchor`)
