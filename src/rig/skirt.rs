@@ -171,13 +171,48 @@ pub(super) fn reference_binding(rig: &JacketRig) -> Binding {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LegLines {
     /// Hip, knee and ankle of the left leg, then of the right.
-    pub joints: [[Vec3; 3]; 2],
+    joints: [[Vec3; 3]; 2],
     /// How far from the lines the cloth is kept, metres.
-    pub radius: f32,
+    radius: f32,
     /// The skirt's axis. Reference points leave the legs away from it
     /// (`LegLines::push_references`), and a link the legs' line runs through is lifted away
     /// from it ([`LegLines::link_depth`]).
-    pub axis: BodyAxis,
+    axis: BodyAxis,
+    /// The four segments (each leg's hip-knee, then knee-ankle), with what every test of them
+    /// needs, worked out once a pose.
+    segments: [Segment; 4],
+}
+
+/// One leg segment from `a` to `b`: its direction (unit, or zero where it has no length),
+/// its midpoint and half its length.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Segment {
+    a: Vec3,
+    b: Vec3,
+    axis: Vec3,
+    mid: Vec3,
+    half: f32,
+}
+
+impl Segment {
+    fn new(a: Vec3, b: Vec3) -> Self {
+        Self {
+            a,
+            b,
+            axis: (b - a).normalize_or_zero(),
+            mid: (a + b) * 0.5,
+            half: 0.5 * a.distance(b),
+        }
+    }
+
+    /// Whether every point within `reach` of `p` is surely clear of the segment: `p` is
+    /// further than `reach` from the segment's bounding sphere, with 10 um to spare for
+    /// rounding (so the exact test, from the segment's nearest point, would say so too).
+    #[inline]
+    fn surely_beyond(&self, p: Vec3, reach: f32) -> bool {
+        let bound = self.half + reach + 1e-5;
+        p.distance_squared(self.mid) > bound * bound
+    }
 }
 
 /// What the rig needs to pose the leg lines: the hip, knee and ankle bones of each leg and
@@ -229,11 +264,11 @@ impl LegBones {
 
     /// The leg lines in the pose `model`.
     pub(super) fn pose(&self, model: &[Mat4]) -> LegLines {
-        LegLines {
-            joints: [joints(&self.bones[0], model), joints(&self.bones[1], model)],
-            radius: self.radius,
-            axis: BodyAxis::of_pelvis(model[self.pelvis]),
-        }
+        LegLines::new(
+            [joints(&self.bones[0], model), joints(&self.bones[1], model)],
+            self.radius,
+            BodyAxis::of_pelvis(model[self.pelvis]),
+        )
     }
 }
 
@@ -256,6 +291,33 @@ fn model_scale(bones: &[usize; 3], model: &[Mat4]) -> f32 {
 }
 
 impl LegLines {
+    /// Leg lines through `joints` (hip, knee and ankle of the left leg, then of the right),
+    /// keeping the cloth `radius` from them, for a skirt around `axis`.
+    pub fn new(joints: [[Vec3; 3]; 2], radius: f32, axis: BodyAxis) -> Self {
+        let [[h0, k0, a0], [h1, k1, a1]] = joints;
+        Self {
+            joints,
+            radius,
+            axis,
+            segments: [
+                Segment::new(h0, k0),
+                Segment::new(k0, a0),
+                Segment::new(h1, k1),
+                Segment::new(k1, a1),
+            ],
+        }
+    }
+
+    /// Hip, knee and ankle of the left leg, then of the right.
+    pub fn joints(&self) -> [[Vec3; 3]; 2] {
+        self.joints
+    }
+
+    /// How far from the lines the cloth is kept, metres.
+    pub fn radius(&self) -> f32 {
+        self.radius
+    }
+
     /// Where one leg's line crosses height `y`: on the hip-knee segment above the knee, the
     /// knee-ankle one below (clamped to the ends).
     pub fn at_height(&self, side: usize, y: f32) -> Vec3 {
@@ -340,29 +402,31 @@ impl LegLines {
     pub fn link_depth(&self, p: Vec3, q: Vec3) -> Option<(f32, Vec3)> {
         let mut deepest: Option<(f32, Vec3)> = None;
         let (mid, half) = ((p + q) * 0.5, p.distance(q) * 0.5);
-        for [hip, knee, ankle] in self.joints {
-            for (a, b) in [(hip, knee), (knee, ankle)] {
-                // Most links are far from most of the legs: a point's distance rules them out,
-                // its square alone where that settles it.
-                let reach = self.radius + half;
-                let c = closest_on_segment(mid, a, b);
-                if surely_beyond(mid, c, reach) || mid.distance(c) >= reach {
-                    continue;
-                }
-                let (on_link, on_leg) = closest_between_segments(p, q, a, b);
-                let off = on_link - on_leg;
-                let d = off.length();
-                if d >= self.radius || deepest.is_some_and(|(k, _)| k >= self.radius - d) {
-                    continue;
-                }
-                let out = if d > 1e-5 {
-                    off / d
-                } else {
-                    let up = self.axis.up;
-                    square_to(self.over(on_link), (a, b)).normalize_or(up)
-                };
-                deepest = Some((self.radius * PUSH_PAST - d, out));
+        let reach = self.radius + half;
+        for seg in &self.segments {
+            let (a, b) = (seg.a, seg.b);
+            // Most links are far from most of the legs: the segment's bounding sphere rules
+            // them out, or a point's distance, its square alone where that settles it.
+            if seg.surely_beyond(mid, reach) {
+                continue;
             }
+            let c = closest_on_segment(mid, a, b);
+            if surely_beyond(mid, c, reach) || mid.distance(c) >= reach {
+                continue;
+            }
+            let (on_link, on_leg) = closest_between_segments(p, q, a, b);
+            let off = on_link - on_leg;
+            let d = off.length();
+            if d >= self.radius || deepest.is_some_and(|(k, _)| k >= self.radius - d) {
+                continue;
+            }
+            let out = if d > 1e-5 {
+                off / d
+            } else {
+                let up = self.axis.up;
+                square_to(self.over(on_link), seg.axis).normalize_or(up)
+            };
+            deepest = Some((self.radius * PUSH_PAST - d, out));
         }
         deepest
     }
@@ -415,12 +479,10 @@ impl LegLines {
         // Leaving one segment can put the point in the other at the knee: a few rounds.
         for _ in 0..4 {
             let mut moved = false;
-            for [hip, knee, ankle] in self.joints {
-                for (a, b) in [(hip, knee), (knee, ankle)] {
-                    if let Some(q) = exit_square_to(p, over, (a, b), radius) {
-                        p = q;
-                        moved = true;
-                    }
+            for seg in &self.segments {
+                if let Some(q) = exit_square_to(p, over, seg, radius) {
+                    p = q;
+                    moved = true;
                 }
             }
             if !moved {
@@ -729,10 +791,9 @@ impl Hold<'_> {
     }
 }
 
-/// `v` less its part along the segment `(a, b)`: square to it (`v` as it is where the
-/// segment has no length).
-fn square_to(v: Vec3, (a, b): (Vec3, Vec3)) -> Vec3 {
-    let u = (b - a).normalize_or_zero();
+/// `v` less its part along the unit direction `u` of a segment: square to it (`v` as it is
+/// where `u` is zero, a segment with no length).
+fn square_to(v: Vec3, u: Vec3) -> Vec3 {
     v - u * v.dot(u)
 }
 
@@ -740,8 +801,9 @@ fn square_to(v: Vec3, (a, b): (Vec3, Vec3)) -> Vec3 {
 /// capsule of `radius` around it, or `None` where the ray misses it or it lies behind `p`.
 /// Square to the segment, the ray keeps its place along it, so the capsule's cross-section
 /// it meets is one circle (round the segment's line, or round its nearer end beyond it).
-fn exit_square_to(p: Vec3, toward: Vec3, (a, b): (Vec3, Vec3), radius: f32) -> Option<Vec3> {
-    let dir = square_to(toward, (a, b)).normalize_or_zero();
+fn exit_square_to(p: Vec3, toward: Vec3, seg: &Segment, radius: f32) -> Option<Vec3> {
+    let (a, b) = (seg.a, seg.b);
+    let dir = square_to(toward, seg.axis).normalize_or_zero();
     if dir == Vec3::ZERO {
         return None;
     }
@@ -889,8 +951,8 @@ mod tests {
     /// Leg lines with the right thigh raised forward (knee 35 cm ahead of the hip, 20 cm
     /// lower) and the left leg hanging straight, around a pelvis at 0.9 m facing +z.
     fn raised_right_thigh() -> LegLines {
-        LegLines {
-            joints: [
+        LegLines::new(
+            [
                 [
                     Vec3::new(0.09, 0.85, 0.0),
                     Vec3::new(0.09, 0.45, 0.0),
@@ -902,13 +964,13 @@ mod tests {
                     Vec3::new(-0.09, 0.25, 0.3),
                 ],
             ],
-            radius: 0.1,
-            axis: BodyAxis {
+            0.1,
+            BodyAxis {
                 centre: Vec3::new(0.0, 0.9, 0.0),
                 up: Vec3::Y,
                 forward: Vec3::Z,
             },
-        }
+        )
     }
 
     /// The distance from `p` to the right thigh's line.
