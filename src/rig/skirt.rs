@@ -205,6 +205,16 @@ impl Segment {
         }
     }
 
+    /// Whether the ray from `p` along `way` surely stays clear of the capsule of `radius`
+    /// around the segment: `p` is outside the capsule's bounding sphere (with 10 um to spare)
+    /// and the ray does not head toward its centre, so it only gets further from it.
+    #[inline]
+    fn surely_missed_by(&self, p: Vec3, way: Vec3, radius: f32) -> bool {
+        let to_mid = self.mid - p;
+        let bound = self.half + radius + 1e-5;
+        to_mid.length_squared() > bound * bound && to_mid.dot(way) <= 0.0
+    }
+
     /// Whether every point within `reach` of `p` is surely clear of the segment: `p` is
     /// further than `reach` from the segment's bounding sphere, with 10 um to spare for
     /// rounding (so the exact test, from the segment's nearest point, would say so too).
@@ -803,7 +813,12 @@ fn square_to(v: Vec3, u: Vec3) -> Vec3 {
 /// it meets is one circle (round the segment's line, or round its nearer end beyond it).
 fn exit_square_to(p: Vec3, toward: Vec3, seg: &Segment, radius: f32) -> Option<Vec3> {
     let (a, b) = (seg.a, seg.b);
-    let dir = square_to(toward, seg.axis).normalize_or_zero();
+    let way = square_to(toward, seg.axis);
+    // Most points are outside the segment's bounding sphere and head away from it.
+    if seg.surely_missed_by(p, way, radius) {
+        return None;
+    }
+    let dir = way.normalize_or_zero();
     if dir == Vec3::ZERO {
         return None;
     }
