@@ -215,9 +215,9 @@ impl Segment {
         to_mid.length_squared() > bound * bound && to_mid.dot(way) <= 0.0
     }
 
-    /// Whether every point within `reach` of `p` is surely clear of the segment: `p` is
-    /// further than `reach` from the segment's bounding sphere, with 10 um to spare for
-    /// rounding (so the exact test, from the segment's nearest point, would say so too).
+    /// Whether `p` is surely further than `reach` from the segment: further than that from
+    /// its bounding sphere, with 10 um to spare for rounding (so the exact test, from the
+    /// segment's nearest point, would say so too).
     #[inline]
     fn surely_beyond(&self, p: Vec3, reach: f32) -> bool {
         let bound = self.half + reach + 1e-5;
