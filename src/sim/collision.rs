@@ -1,7 +1,7 @@
 //! Colliders the cloth is pushed out of: ellipsoids (the body), spheres, capsules and a ground
 //! plane. All are given in character space for the step they are used in.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec3A};
 
 /// How deep (as a fraction of the way from the surface to the centre, in unit-sphere space)
 /// a particle must be before [`Collider::push_out_toward`] stops using the nearest surface.
@@ -229,13 +229,13 @@ impl Collider {
             return self.push_out(p, margin);
         };
         // Inside the bounding sphere (`surely_outside` ruled the rest out).
-        let inv = rotation.inverse();
-        let q = inv * (p - center) / radii;
+        let (inv, radii) = (rotation.inverse(), Vec3A::from(radii));
+        let q = to_unit(inv, center, radii, p);
         let q2 = q.length_squared();
         if q2 >= 1.0 {
             return p;
         }
-        let r = inv * (anchor - center) / radii;
+        let r = to_unit(inv, center, radii, anchor);
         if q2 > DEEP * DEEP || r.length_squared() <= 1.0 {
             return self.push_out(p, margin);
         }
@@ -245,7 +245,7 @@ impl Collider {
         let b = 2.0 * q.dot(d);
         let c = q2 - 1.0;
         let s = (-b + (b * b - 4.0 * a * c).max(0.0).sqrt()) / (2.0 * a);
-        center + rotation * ((q + d * s.clamp(0.0, 1.0)) * radii)
+        from_unit(rotation, center, radii, q + d * s.clamp(0.0, 1.0))
     }
 
     /// How far along the ray from `p` in direction `dir` (a unit vector) the ray leaves this
@@ -281,9 +281,9 @@ impl Collider {
         radii: Vec3,
     ) -> Option<f32> {
         // |q + t v| = 1 in unit-sphere space; the larger root is where the ray leaves.
-        let inv = rotation.inverse();
-        let q = inv * (p - center) / radii;
-        let v = inv * dir / radii;
+        let (inv, radii) = (rotation.inverse(), Vec3A::from(radii));
+        let q = to_unit(inv, center, radii, p);
+        let v = inv.mul_vec3a(Vec3A::from(dir)) / radii;
         let a = v.length_squared();
         if a <= 1e-12 {
             return None;
@@ -343,17 +343,16 @@ impl Collider {
             } => {
                 // Inside the bounding sphere (`surely_outside` ruled the rest out): into the
                 // ellipsoid's frame, then scale to a unit sphere.
-                let r = radii + Vec3::splat(margin);
-                let local = rotation.inverse() * (p - center);
-                let unit = local / r;
+                let r = Vec3A::from(radii) + Vec3A::splat(margin);
+                let unit = to_unit(rotation.inverse(), center, r, p);
                 let d2 = unit.length_squared();
                 if d2 >= 1.0 {
                     return p;
                 }
                 let d = d2.sqrt();
                 // At the exact centre any direction is as good: push along the local X axis.
-                let surface = if d > 1e-6 { unit / d } else { Vec3::X };
-                center + rotation * (surface * r)
+                let surface = if d > 1e-6 { unit / d } else { Vec3A::X };
+                from_unit(rotation, center, r, surface)
             }
             Collider::Sphere { center, radius } => push_sphere(p, center, radius + margin),
             Collider::Capsule { a, b, radius } => {
@@ -452,6 +451,22 @@ pub fn closest_between_segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3
     };
     let t = if e <= 1e-12 { 0.0 } else { on_q(s) };
     (p0 + d1 * s, q0 + d2 * t)
+}
+
+/// `p` in the unit-sphere space of an ellipsoid: from `center`, turned by `inv` (the
+/// ellipsoid's rotation inverted), divided by `radii`. In 16-byte vectors, so the division is
+/// one packed instruction instead of three; each lane does the scalar form's operations in
+/// the same order (glam turns a `Vec3` by a `Quat` through the same 16-byte form), so the
+/// same bits.
+#[inline(always)]
+fn to_unit(inv: Quat, center: Vec3, radii: Vec3A, p: Vec3) -> Vec3A {
+    inv.mul_vec3a(Vec3A::from(p) - Vec3A::from(center)) / radii
+}
+
+/// [`to_unit`] undone: the unit-sphere point `q` back in character space.
+#[inline(always)]
+fn from_unit(rotation: Quat, center: Vec3, radii: Vec3A, q: Vec3A) -> Vec3 {
+    Vec3::from(Vec3A::from(center) + rotation.mul_vec3a(q * radii))
 }
 
 #[inline]
