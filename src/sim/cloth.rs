@@ -964,7 +964,11 @@ impl Cloth {
     #[inline]
     fn limit_deformation(&mut self, ratio: f32) {
         for _ in 0..LIMIT_PASSES {
-            limit_stretch(&mut self.pos, &self.limit, ratio);
+            // A pass that found every link within the limit moved nothing, and the next would
+            // find the same.
+            if !limit_stretch(&mut self.pos, &self.limit, ratio) {
+                break;
+            }
         }
     }
 
@@ -1117,16 +1121,19 @@ pub(super) fn excess(d: Vec3, rest: f32, ratio: f32) -> Option<f32> {
 
 /// Provot's deformation limit: any link longer than `ratio` times its rest length is pulled
 /// back to exactly that length.
-fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) {
+fn limit_stretch(pos: &mut [Vec3], links: &[Proj], ratio: f32) -> bool {
+    let mut over = false;
     for l in links {
         let (a, b) = (l.a as usize, l.b as usize);
         let d = pos[b] - pos[a];
         let Some(s) = excess(d, l.rest, ratio) else {
             continue;
         };
+        over = true;
         pos[a] += d * (s * l.wa);
         pos[b] -= d * (s * l.wb);
     }
+    over
 }
 
 #[cfg(test)]
@@ -1283,11 +1290,11 @@ mod tests {
     #[test]
     fn deformation_limit_pulls_back_to_the_ratio() {
         let mut pos = [Vec3::ZERO, Vec3::new(1.5, 0.0, 0.0)];
-        limit_stretch(&mut pos, &[proj(0.5, 0.5)], 1.1);
+        assert!(limit_stretch(&mut pos, &[proj(0.5, 0.5)], 1.1));
         assert!((pos[0].distance(pos[1]) - 1.1).abs() < 1e-6);
-        // Within the ratio: untouched.
+        // Within the ratio: untouched, and said so (the next pass is skipped).
         let mut pos = [Vec3::ZERO, Vec3::new(1.05, 0.0, 0.0)];
-        limit_stretch(&mut pos, &[proj(0.5, 0.5)], 1.1);
+        assert!(!limit_stretch(&mut pos, &[proj(0.5, 0.5)], 1.1));
         assert_eq!(pos[1].x, 1.05);
     }
 }
