@@ -994,14 +994,7 @@ mod tests {
     #[test]
     fn a_segment_is_passed_over_only_where_the_exact_test_would_pass_it() {
         let lines = raised_right_thigh();
-        // A fixed sequence in [-1, 1) (xorshift), so the test is the same every run.
-        let mut state = 0x2545_f491_u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state as f32 / u32::MAX as f32 * 2.0 - 1.0
-        };
+        let mut next = crate::sim::test_noise(0x2545_f491);
         let (mut beyond, mut missed) = (0, 0);
         for seg in &lines.segments {
             for _ in 0..20_000 {

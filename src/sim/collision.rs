@@ -489,13 +489,7 @@ mod tests {
     /// forms' bits (so pushes and exits are the same as before they were packed).
     #[test]
     fn the_packed_unit_sphere_maps_give_the_scalar_bits() {
-        let mut state = 0x9e37_79b9_u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state as f32 / u32::MAX as f32 * 2.0 - 1.0
-        };
+        let mut next = crate::sim::test_noise(0x9e37_79b9);
         for _ in 0..10_000 {
             let axis = Vec3::new(next(), next(), next()).normalize_or(Vec3::Y);
             let rotation = Quat::from_axis_angle(axis, next() * 3.2);

@@ -77,3 +77,16 @@ pub use world_motion::{WorldMotion, TELEPORT_ANGLE, TELEPORT_DISTANCE};
 
 #[cfg(test)]
 mod tests;
+
+/// A fixed sequence of numbers in [-1, 1] for tests (xorshift32 from `seed`, which must not be
+/// 0): the same cases every run.
+#[cfg(test)]
+pub(crate) fn test_noise(seed: u32) -> impl FnMut() -> f32 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as f32 / u32::MAX as f32 * 2.0 - 1.0
+    }
+}
