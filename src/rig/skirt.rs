@@ -170,16 +170,14 @@ pub(super) fn reference_binding(rig: &JacketRig) -> Binding {
 /// space) and a radius a little larger than the leg.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LegLines {
-    /// Hip, knee and ankle of the left leg, then of the right.
-    joints: [[Vec3; 3]; 2],
     /// How far from the lines the cloth is kept, metres.
     radius: f32,
     /// The skirt's axis. Reference points leave the legs away from it
     /// (`LegLines::push_references`), and a link the legs' line runs through is lifted away
     /// from it ([`LegLines::link_depth`]).
     axis: BodyAxis,
-    /// The four segments (each leg's hip-knee, then knee-ankle), with what every test of them
-    /// needs, worked out once a pose.
+    /// The four segments (the left leg's hip-knee and knee-ankle, then the right's), with
+    /// what every test of them needs, worked out once a pose.
     segments: [Segment; 4],
 }
 
@@ -306,7 +304,6 @@ impl LegLines {
     pub fn new(joints: [[Vec3; 3]; 2], radius: f32, axis: BodyAxis) -> Self {
         let [[h0, k0, a0], [h1, k1, a1]] = joints;
         Self {
-            joints,
             radius,
             axis,
             segments: [
@@ -320,7 +317,15 @@ impl LegLines {
 
     /// Hip, knee and ankle of the left leg, then of the right.
     pub fn joints(&self) -> [[Vec3; 3]; 2] {
-        self.joints
+        [0, 1].map(|side| {
+            let (thigh, shin) = self.leg(side);
+            [thigh.a, thigh.b, shin.b]
+        })
+    }
+
+    /// One leg's segments (0 left, 1 right): hip-knee and knee-ankle.
+    fn leg(&self, side: usize) -> (&Segment, &Segment) {
+        (&self.segments[2 * side], &self.segments[2 * side + 1])
     }
 
     /// How far from the lines the cloth is kept, metres.
@@ -331,12 +336,9 @@ impl LegLines {
     /// Where one leg's line crosses height `y`: on the hip-knee segment above the knee, the
     /// knee-ankle one below (clamped to the ends).
     pub fn at_height(&self, side: usize, y: f32) -> Vec3 {
-        let [hip, knee, ankle] = self.joints[side];
-        let (a, b) = if y >= knee.y {
-            (hip, knee)
-        } else {
-            (knee, ankle)
-        };
+        let (thigh, shin) = self.leg(side);
+        let seg = if y >= thigh.b.y { thigh } else { shin };
+        let (a, b) = (seg.a, seg.b);
         let dy = b.y - a.y;
         let t = if dy.abs() < 1e-6 {
             0.0
@@ -1022,7 +1024,7 @@ mod tests {
 
     /// The distance from `p` to the right thigh's line.
     fn from_right_thigh(lines: &LegLines, p: Vec3) -> f32 {
-        let [hip, knee, _] = lines.joints[1];
+        let [hip, knee, _] = lines.joints()[1];
         distance_to_segment(p, hip, knee)
     }
 

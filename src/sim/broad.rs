@@ -476,13 +476,6 @@ impl Reach {
     }
 }
 
-/// Whether any point of the box `lo`..`hi` may lie inside `c` grown by `margin`
-/// ([`Reach`]).
-#[cfg(test)]
-fn may_reach(c: &Collider, lo: Vec3, hi: Vec3, margin: f32) -> bool {
-    Reach::of(c, margin).meets(lo, hi)
-}
-
 /// `p` pushed out of `colliders` in order, as [`Collider::push_out_toward`] (with an `anchor`)
 /// or [`Collider::push_out`] each would: only the candidates while `p` stays where they hold,
 /// every collider once a push takes it out of there. Returns the point and whether any
@@ -829,8 +822,8 @@ mod tests {
             normal: Vec3::Y,
         };
         let (lo, hi) = (Vec3::new(-1.0, 0.5, -1.0), Vec3::new(1.0, 1.5, 1.0));
-        assert!(!may_reach(&ground, lo, hi, 0.1));
-        assert!(may_reach(&ground, lo, hi, 0.6));
-        assert!(may_reach(&ground, lo - Vec3::Y, hi, 0.0));
+        assert!(!Reach::of(&ground, 0.1).meets(lo, hi));
+        assert!(Reach::of(&ground, 0.6).meets(lo, hi));
+        assert!(Reach::of(&ground, 0.0).meets(lo - Vec3::Y, hi));
     }
 }

@@ -167,7 +167,7 @@ impl ParamSpec {
 
     /// Whether `v` lies strictly between the off value and [`ParamSpec::on_from`]; compared
     /// as the field's f32 stores it, so the bound itself is never refused.
-    fn in_gap(&self, v: f64) -> bool {
+    pub fn in_gap(&self, v: f64) -> bool {
         self.on_from
             .is_some_and(|on| v as f32 > self.min as f32 && (v as f32) < on as f32)
     }

@@ -104,7 +104,7 @@ impl Sweep {
         };
         for v in [from, to] {
             // In range and not between a knob's off value and its first on value.
-            if !(spec.min..=spec.max).contains(&v) || spec.snap(v) != v {
+            if !(spec.min..=spec.max).contains(&v) || spec.in_gap(v) {
                 return Err(KnobError::OutOfRange {
                     name: spec.name.into(),
                     value: v,
