@@ -1,0 +1,59 @@
+//! The jacket frame (clip, rig, reference points, hood, cloth substeps, skirt leg lines,
+//! bones) on the built-in character, per shipped preset and clip: the fastest and the median
+//! of `Scene::step` over 40 s (as `simulate` times it), with nothing else between the steps (warm caches), and with the
+//! drawn meshes skinned between the steps as `simulate` does (cold caches).
+//! `cargo bench --bench frame [-- FILTER]`.
+
+use std::sync::Arc;
+
+use cloth_tuner::preset::Preset;
+use cloth_tuner::rig::{Character, Scene};
+
+const PRESETS: [&str; 4] = ["tweed", "down_jacket", "veil", "skirt"];
+const CLIPS: [&str; 2] = ["walk", "dodge"];
+const STEPS: usize = 2400;
+
+/// (fastest, median) microseconds of a step over [`STEPS`] steps.
+fn frame_us(character: &Arc<Character>, preset: &Preset, clip: &str, skin: bool) -> (f64, f64) {
+    let mut scene = Scene::new(character.clone(), preset, clip).expect("a shipped clip");
+    let mut times = Vec::with_capacity(STEPS);
+    for _ in 0..STEPS {
+        scene.step();
+        // The frame as `simulate` times it: the tuner's measurements after it are not counted.
+        times.push(scene.frame_stats().frame_seconds as f64 * 1e6);
+        if skin {
+            scene.skin_meshes();
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    (times[0], times[times.len() / 2])
+}
+
+fn main() {
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    // `--warm`: only the steps with nothing between them (for a profiler).
+    let warm_only = std::env::args().any(|a| a == "--warm");
+    let character = Arc::new(Character::builtin());
+    println!("jacket frame, us: fastest / median over {STEPS} steps");
+    println!(
+        "{:>12} {:>6} {:>20} {:>20}",
+        "preset", "clip", "warm", "skinned between"
+    );
+    for name in PRESETS {
+        let path = format!("{}/presets/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let preset = Preset::load(&path).expect("a shipped preset");
+        for clip in CLIPS {
+            let label = format!("{name}/{clip}");
+            if filter.as_deref().is_some_and(|f| !label.contains(f)) {
+                continue;
+            }
+            let (wf, wm) = frame_us(&character, &preset, clip, false);
+            let (sf, sm) = if warm_only {
+                (0.0, 0.0)
+            } else {
+                frame_us(&character, &preset, clip, true)
+            };
+            println!("{name:>12} {clip:>6} {wf:>9.1} / {wm:>7.1} {sf:>9.1} / {sm:>7.1}");
+        }
+    }
+}
