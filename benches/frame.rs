@@ -13,8 +13,15 @@ const PRESETS: [&str; 4] = ["tweed", "down_jacket", "veil", "skirt"];
 const CLIPS: [&str; 2] = ["walk", "dodge"];
 const STEPS: usize = 2400;
 
-/// (fastest, median) microseconds of a step over [`STEPS`] steps.
-fn frame_us(character: &Arc<Character>, preset: &Preset, clip: &str, skin: bool) -> (f64, f64) {
+/// (fastest, median) microseconds of a step over [`STEPS`] steps, and a hash of where the
+/// run ended (positions, bones, the hood's pendulum): a change that should keep the bits
+/// keeps this.
+fn frame_us(
+    character: &Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    skin: bool,
+) -> (f64, f64, u64) {
     let mut scene = Scene::new(character.clone(), preset, clip).expect("a shipped clip");
     let mut times = Vec::with_capacity(STEPS);
     for _ in 0..STEPS {
@@ -26,7 +33,19 @@ fn frame_us(character: &Arc<Character>, preset: &Preset, clip: &str, skin: bool)
         }
     }
     times.sort_by(f64::total_cmp);
-    (times[0], times[times.len() / 2])
+    (times[0], times[times.len() / 2], end_hash(&scene))
+}
+
+/// FNV-1a over the bits of the cloth's positions, the simulation bones and the hood's end.
+fn end_hash(scene: &Scene) -> u64 {
+    let pos = scene.cloth().positions().iter().flat_map(|p| p.to_array());
+    let bones = scene.sim_bones().iter().flat_map(|m| m.to_cols_array());
+    let hood = scene.hood_pendulum().to_array();
+    pos.chain(bones)
+        .chain(hood)
+        .fold(0xcbf2_9ce4_8422_2325, |h, x| {
+            (h ^ x.to_bits() as u64).wrapping_mul(0x0100_0000_01b3)
+        })
 }
 
 fn main() {
@@ -47,13 +66,16 @@ fn main() {
             if filter.as_deref().is_some_and(|f| !label.contains(f)) {
                 continue;
             }
-            let (wf, wm) = frame_us(&character, &preset, clip, false);
+            let (wf, wm, hash) = frame_us(&character, &preset, clip, false);
             let (sf, sm) = if warm_only {
                 (0.0, 0.0)
             } else {
-                frame_us(&character, &preset, clip, true)
+                let (sf, sm, _) = frame_us(&character, &preset, clip, true);
+                (sf, sm)
             };
-            println!("{name:>12} {clip:>6} {wf:>9.1} / {wm:>7.1} {sf:>9.1} / {sm:>7.1}");
+            println!(
+                "{name:>12} {clip:>6} {wf:>9.1} / {wm:>7.1} {sf:>9.1} / {sm:>7.1} {hash:>18x}"
+            );
         }
     }
 }
