@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use cloth_tuner::preset::{Garment, Preset};
-use cloth_tuner::rig::metrics::simulate;
+use cloth_tuner::rig::metrics::{simulate, simulate_drawing, Drawing};
 use cloth_tuner::rig::{Character, Scene, SceneError};
 use glam::{Mat4, Vec3};
 
@@ -249,7 +249,7 @@ fn the_same_run_gives_bit_identical_metrics() {
         m.step_p99_us = 0.0;
         m.frame_median_us = 0.0;
         m.frame_p99_us = 0.0;
-        m.skin_median_us = 0.0;
+        m.skin_median_us = None;
         m
     };
     let a = strip(simulate(character(), &preset, "dodge", 3.0).unwrap());
@@ -260,6 +260,16 @@ fn the_same_run_gives_bit_identical_metrics() {
         "the hem should swing in a dodge: {}",
         a.hem_swing_peak_cm
     );
+    // A search's run (`fit`, `wedge`) draws nothing between the steps: the same fabric, and
+    // no skinning time claimed for it.
+    let drawn = simulate(character(), &preset, "dodge", 3.0).unwrap();
+    assert!(drawn.skin_median_us.is_some_and(|us| us > 0.0));
+    let search = simulate_drawing(character(), &preset, "dodge", 3.0, Drawing::Skipped).unwrap();
+    assert_eq!(search.skin_median_us, None);
+    assert!(!serde_json::to_string(&search)
+        .unwrap()
+        .contains("skin_median_us"));
+    assert_eq!(strip(search), a);
 }
 
 #[test]

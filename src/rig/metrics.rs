@@ -67,7 +67,23 @@ pub struct Metrics {
     pub frame_p99_us: f64,
     /// Skinning the detailed jacket and the body for drawing, once per step as a 60 Hz view
     /// would, median microseconds (on a graphics card a game skins these in its shaders).
-    pub skin_median_us: f64,
+    /// Absent from a run that did not draw ([`Drawing::Skipped`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skin_median_us: Option<f64>,
+}
+
+/// What a run does between its steps besides measuring the fabric. The fabric behaves the same
+/// bits either way; only the timings differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawing {
+    /// The drawn meshes are skinned after every step, as a window drawing each step would, and
+    /// that is timed (`skin_median_us`); the frame is timed with what drawing left in the
+    /// caches, as in the window. What `cloth-tuner simulate` does.
+    Skinned,
+    /// Nothing between the steps: a run takes about a third of the time, for searches that
+    /// read only the fabric's behaviour (`fit`, `wedge`). The frame is timed with warm caches
+    /// and there is no skinning time.
+    Skipped,
 }
 
 /// When the clip's motion stops for good: the last moment any joint moves faster than
@@ -106,12 +122,24 @@ pub fn motion_end(character: &Character, clip: &Clip) -> Option<f64> {
     Some(last_moving as f64)
 }
 
-/// Runs `preset` on `clip` for `seconds` with no window and measures it.
+/// Runs `preset` on `clip` for `seconds` with no window and measures it, skinning the drawn
+/// meshes between the steps as a window would ([`Drawing::Skinned`]).
 pub fn simulate(
     character: Arc<Character>,
     preset: &Preset,
     clip: &str,
     seconds: f64,
+) -> Result<Metrics, SceneError> {
+    simulate_drawing(character, preset, clip, seconds, Drawing::Skinned)
+}
+
+/// [`simulate`], with or without the drawn meshes skinned between the steps.
+pub fn simulate_drawing(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    seconds: f64,
+    drawing: Drawing,
 ) -> Result<Metrics, SceneError> {
     let mut scene = Scene::new(character.clone(), preset, clip)?;
     let end = motion_end(&character, &character.clips[find_clip(&character, clip)?]);
@@ -127,10 +155,12 @@ pub fn simulate(
     let (mut penetration, mut saturation_sum) = (0f32, 0f64);
     for _ in 0..steps {
         scene.step();
-        // Skinned as a window drawing every step would, timed on its own.
-        scene.skin_meshes();
+        if drawing == Drawing::Skinned {
+            // Skinned as a window drawing every step would, timed on its own.
+            scene.skin_meshes();
+            skin_times.push(scene.frame_stats().skin_seconds as f64);
+        }
         let s = scene.frame_stats();
-        skin_times.push(s.skin_seconds as f64);
         step_times.push(s.step_seconds as f64);
         frame_times.push(s.frame_seconds as f64);
         vmax = vmax.max(s.vertical_stretch_pct);
@@ -179,7 +209,8 @@ pub fn simulate(
         step_p99_us: percentile(&mut step_times, 0.99) * 1e6,
         frame_median_us: percentile(&mut frame_times, 0.5) * 1e6,
         frame_p99_us: percentile(&mut frame_times, 0.99) * 1e6,
-        skin_median_us: percentile(&mut skin_times, 0.5) * 1e6,
+        skin_median_us: (drawing == Drawing::Skinned)
+            .then(|| percentile(&mut skin_times, 0.5) * 1e6),
     })
 }
 
@@ -256,7 +287,7 @@ impl Metrics {
              {}\
              cloth step              median {:.1} us  p99 {:.1} us\n\
              jacket frame            median {:.1} us  p99 {:.1} us\n\
-             skinning for drawing    median {:.1} us\n",
+             skinning for drawing    {}\n",
             self.preset,
             self.clip,
             self.seconds,
@@ -283,7 +314,10 @@ impl Metrics {
             self.step_p99_us,
             self.frame_median_us,
             self.frame_p99_us,
-            self.skin_median_us,
+            match self.skin_median_us {
+                Some(us) => format!("median {us:.1} us"),
+                None => "not drawn in this run".to_string(),
+            },
         )
     }
 }

@@ -26,7 +26,7 @@ use crate::picture::Rgba;
 use crate::preset::{Preset, PresetError};
 use crate::render::headless::{CameraSpec, HeadlessError, HeadlessGl, Offscreen};
 use crate::render::{scene_data, Overlays};
-use crate::rig::metrics::{simulate, Metrics};
+use crate::rig::metrics::{simulate_drawing, Drawing, Metrics};
 use crate::rig::{Character, Scene, SceneError};
 use crate::sim::{FabricParams, ParamError};
 
@@ -245,12 +245,21 @@ pub fn run(
                         Ok(None)
                     } else {
                         let i = task - n;
-                        let m = simulate(character.clone(), &presets[i], &spec.clip, spec.seconds)
-                            .map_err(|source| WedgeError::Scene {
-                                cell: i,
-                                clip: spec.clip.clone(),
-                                source,
-                            })?;
+                        // The cells' pictures are drawn apart: nothing between the steps.
+                        let (preset, clip) = (&presets[i], &spec.clip);
+                        let skipped = Drawing::Skipped;
+                        let m = simulate_drawing(
+                            character.clone(),
+                            preset,
+                            clip,
+                            spec.seconds,
+                            skipped,
+                        )
+                        .map_err(|source| WedgeError::Scene {
+                            cell: i,
+                            clip: spec.clip.clone(),
+                            source,
+                        })?;
                         tick();
                         Ok(Some(m))
                     }
