@@ -36,6 +36,12 @@ fn frame_us(
     (times[0], times[times.len() / 2], end_hash(&scene))
 }
 
+/// The shipped preset `name`.
+fn load(name: &str) -> Preset {
+    let path = format!("{}/presets/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    Preset::load(&path).expect("a shipped preset")
+}
+
 /// FNV-1a over the bits of the cloth's positions, the simulation bones and the hood's end.
 fn end_hash(scene: &Scene) -> u64 {
     let pos = scene.cloth().positions().iter().flat_map(|p| p.to_array());
@@ -54,13 +60,17 @@ fn main() {
     let warm_only = std::env::args().any(|a| a == "--warm");
     let character = Arc::new(Character::builtin());
     println!("jacket frame, us: fastest / median over {STEPS} steps");
+    for name in PRESETS {
+        let scene = Scene::new(character.clone(), &load(name), "walk").expect("a shipped clip");
+        let particles = scene.cloth().positions().len();
+        println!("  {name}: {particles} particles");
+    }
     println!(
         "{:>12} {:>6} {:>20} {:>20}",
         "preset", "clip", "warm", "skinned between"
     );
     for name in PRESETS {
-        let path = format!("{}/presets/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let preset = Preset::load(&path).expect("a shipped preset");
+        let preset = load(name);
         for clip in CLIPS {
             let label = format!("{name}/{clip}");
             if filter.as_deref().is_some_and(|f| !label.contains(f)) {
