@@ -125,6 +125,8 @@ pub struct Scene {
     /// The body's colliders in the form tested four at a time, grown by the margin the
     /// reference points are kept out by.
     body_bounds: Bounds,
+    /// The body colliders' bounds with no margin, for the measurements' penetration depth.
+    depth_bounds: Bounds,
     /// The character's ellipsoids that collide, the torso's first, then the legs'.
     body_ellipsoids: Vec<usize>,
     /// Of those, how many are the torso's.
@@ -246,6 +248,7 @@ impl Scene {
             leg_push: vec![0.0; n],
             colliders: Vec::new(),
             body_bounds: Bounds::with_capacity(body_ellipsoids.len().max(veil_ellipsoids.len())),
+            depth_bounds: Bounds::with_capacity(body_ellipsoids.len().max(veil_ellipsoids.len())),
             body_ellipsoids,
             torso_colliders,
             root: Frame::IDENTITY,
@@ -950,12 +953,17 @@ impl Scene {
                 int_n += 1;
             }
         }
-        let mut penetration = 0f32;
-        for c in &self.colliders[..self.body_colliders()] {
-            for (p, _) in pos.iter().zip(&topo.pinned).filter(|(_, &pinned)| !pinned) {
-                penetration = penetration.max(c.penetration(*p, 0.0));
-            }
-        }
+        let body = &self.colliders[..self.body_colliders()];
+        self.depth_bounds.update(body, 0.0);
+        let shapes = Shapes {
+            colliders: body,
+            margin: 0.0,
+            bounds: Some(&self.depth_bounds),
+        };
+        let unpinned = pos.iter().zip(&topo.pinned).filter(|(_, &pinned)| !pinned);
+        let penetration = unpinned
+            .map(|(p, _)| shapes.deepest(*p))
+            .fold(0f32, f32::max);
         self.stats = FrameStats {
             vertical_stretch_pct: vmax,
             mean_vertical_stretch_pct: vmean,

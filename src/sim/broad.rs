@@ -307,19 +307,39 @@ impl<'a> Shapes<'a> {
         let (colliders, margin) = (self.colliders, self.margin);
         match self.bounds {
             Some(b) if b.fit(colliders, margin) => {
-                let mut todo = b.holding(x, low_bits(colliders.len()));
-                while todo != 0 {
-                    let k = todo.trailing_zeros() as usize;
-                    todo &= todo - 1;
-                    if colliders[k].push_out_near(x, margin) != x {
-                        return false;
-                    }
-                }
-                true
+                set_bits(b.holding(x, low_bits(colliders.len())))
+                    .all(|k| colliders[k].push_out_near(x, margin) == x)
             }
             _ => colliders.iter().all(|c| c.push_out(x, margin) == x),
         }
     }
+
+    /// How deep `x` is inside the colliders (metres, 0 outside them all): the largest
+    /// [`Collider::penetration`], with bounds for these colliders and margin only those that
+    /// do not rule it out measured (the rest would say 0).
+    pub fn deepest(&self, x: Vec3) -> f32 {
+        let (colliders, margin) = (self.colliders, self.margin);
+        let depth = |c: &Collider| c.penetration(x, margin);
+        match self.bounds {
+            Some(b) if b.fit(colliders, margin) => {
+                set_bits(b.holding(x, low_bits(colliders.len())))
+                    .map(|k| depth(&colliders[k]))
+                    .fold(0.0, f32::max)
+            }
+            _ => colliders.iter().map(depth).fold(0.0, f32::max),
+        }
+    }
+}
+
+/// The indices of the bits set in `mask`, lowest first.
+fn set_bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            k
+        })
+    })
 }
 
 /// Each run's [`Candidates`] for one solver step, for colliders grown by the bounds' margin.
@@ -628,25 +648,27 @@ mod tests {
         (*seed >> 40) as f32 / (1u64 << 24) as f32
     }
 
-    #[test]
-    fn the_broad_phase_moves_every_point_exactly_as_testing_every_collider_does() {
-        let mut seed = 7;
-        let v =
-            |s: &mut u64, scale: f32| Vec3::new(lcg(s) - 0.5, lcg(s) - 0.5, lcg(s) - 0.5) * scale;
-        let colliders: Vec<Collider> = (0..12)
+    /// A point in the cube of side `scale` around the origin.
+    fn v(s: &mut u64, scale: f32) -> Vec3 {
+        Vec3::new(lcg(s) - 0.5, lcg(s) - 0.5, lcg(s) - 0.5) * scale
+    }
+
+    /// Twelve colliders of every kind scattered over a 2 m cube.
+    fn mixed_colliders(seed: &mut u64) -> Vec<Collider> {
+        (0..12)
             .map(|k| match k % 4 {
                 0 => Collider::Ellipsoid {
-                    center: v(&mut seed, 2.0),
+                    center: v(seed, 2.0),
                     rotation: Quat::from_rotation_y(k as f32),
                     radii: Vec3::new(0.1, 0.25, 0.15),
                 },
                 1 => Collider::Sphere {
-                    center: v(&mut seed, 2.0),
+                    center: v(seed, 2.0),
                     radius: 0.2,
                 },
                 2 => Collider::Capsule {
-                    a: v(&mut seed, 2.0),
-                    b: v(&mut seed, 2.0),
+                    a: v(seed, 2.0),
+                    b: v(seed, 2.0),
                     radius: 0.1,
                 },
                 _ => Collider::Plane {
@@ -654,7 +676,38 @@ mod tests {
                     normal: Vec3::Y,
                 },
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn the_deepest_penetration_with_bounds_is_every_colliders_own() {
+        let mut seed = 11;
+        let colliders = mixed_colliders(&mut seed);
+        let mut bounds = Bounds::default();
+        bounds.update(&colliders, 0.0);
+        let with = Shapes {
+            colliders: &colliders,
+            margin: 0.0,
+            bounds: Some(&bounds),
+        };
+        let without = Shapes::plain(&colliders, 0.0);
+        let mut inside = 0;
+        for _ in 0..20_000 {
+            let p = v(&mut seed, 2.4);
+            let every = colliders.iter().map(|c| c.penetration(p, 0.0));
+            let deepest = every.fold(0.0, f32::max);
+            assert_eq!(with.deepest(p).to_bits(), deepest.to_bits(), "at {p}");
+            assert_eq!(without.deepest(p).to_bits(), deepest.to_bits(), "at {p}");
+            inside += (deepest > 0.0) as usize;
+        }
+        // Points inside shapes were met, not only points outside them all.
+        assert!(inside > 1000, "{inside}");
+    }
+
+    #[test]
+    fn the_broad_phase_moves_every_point_exactly_as_testing_every_collider_does() {
+        let mut seed = 7;
+        let colliders = mixed_colliders(&mut seed);
         let n = 400;
         // Runs of neighbours, as along a row of a garment.
         let mut base = Vec3::ZERO;
