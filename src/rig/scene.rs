@@ -470,7 +470,8 @@ impl Scene {
 
     /// Skins the detailed jacket and the body for the current step, when they are not already:
     /// only what is drawn (or looked at) pays for skinning, so a run of steps between two
-    /// pictures, `simulate` and `drift` skip it. Call before [`Scene::body`] and
+    /// pictures, `drift`, and the runs of `fit` and `wedge` skip it (`simulate` skins after
+    /// every step, to time it as a window would). Call before [`Scene::body`] and
     /// [`Scene::jacket`].
     pub fn skin_meshes(&mut self) {
         if self.skinned {
