@@ -81,8 +81,9 @@ pub enum Drawing {
     /// caches, as in the window. What `cloth-tuner simulate` does.
     Skinned,
     /// Nothing between the steps: a run takes about a third of the time, for searches that
-    /// read only the fabric's behaviour (`fit`, `wedge`). The frame is timed with warm caches
-    /// and there is no skinning time.
+    /// read only the fabric's behaviour (`fit`, `wedge`), and the settle time's calm run goes
+    /// beside it on another core. Its frame times say little (warm caches, another run beside
+    /// it) and there is no skinning time.
     Skipped,
 }
 
@@ -133,7 +134,10 @@ pub fn simulate(
     simulate_drawing(character, preset, clip, seconds, Drawing::Skinned)
 }
 
-/// [`simulate`], with or without the drawn meshes skinned between the steps.
+/// [`simulate`], with or without the drawn meshes skinned between the steps. The settle time
+/// comes from a second run with the wind off: beside the measured one on another core when
+/// nothing but the steps is timed ([`Drawing::Skipped`]), after it otherwise, so a timed run
+/// has the machine to itself. Either way the same metrics.
 pub fn simulate_drawing(
     character: Arc<Character>,
     preset: &Preset,
@@ -141,11 +145,42 @@ pub fn simulate_drawing(
     seconds: f64,
     drawing: Drawing,
 ) -> Result<Metrics, SceneError> {
-    let mut scene = Scene::new(character.clone(), preset, clip)?;
     let end = motion_end(&character, &character.clips[find_clip(&character, clip)?]);
     let steps = (seconds * preset.params.timestep_hz as f64)
         .round()
         .max(1.0) as u64;
+    let calm = || match end {
+        Some(e) => settle_time(character.clone(), preset, clip, steps, e),
+        None => Ok(None),
+    };
+    let measured = || measured_run(character.clone(), preset, clip, steps, end, drawing);
+    let (mut metrics, calm_run) = match drawing {
+        Drawing::Skipped => {
+            let (metrics, calm_run) = rayon::join(measured, calm);
+            (metrics?, Some(calm_run))
+        }
+        Drawing::Skinned => (measured()?, None),
+    };
+    // Only a run that saw the motion stop has a settle time to give.
+    if end.is_some_and(|e| e <= metrics.seconds) {
+        metrics.settle_time_s = match calm_run {
+            Some(settle) => settle?,
+            None => calm()?,
+        };
+    }
+    Ok(metrics)
+}
+
+/// `steps` steps of `preset` on `clip` and their metrics, all but the settle time.
+fn measured_run(
+    character: Arc<Character>,
+    preset: &Preset,
+    clip: &str,
+    steps: u64,
+    end: Option<f64>,
+    drawing: Drawing,
+) -> Result<Metrics, SceneError> {
+    let mut scene = Scene::new(character, preset, clip)?;
     let mut step_times = Vec::with_capacity(steps as usize);
     let mut frame_times = Vec::with_capacity(steps as usize);
     let mut skin_times = Vec::with_capacity(steps as usize);
@@ -175,11 +210,6 @@ pub fn simulate_drawing(
     }
     let n = steps as f64;
     let stats = scene.cloth().stats();
-    let motion_ended = end.is_some_and(|e| e <= scene.time());
-    let settle_time_s = match end {
-        Some(e) if motion_ended => settle_time(character, preset, clip, steps, e)?,
-        _ => None,
-    };
     Ok(Metrics {
         preset: preset.name.clone(),
         clip: clip.to_string(),
@@ -191,7 +221,7 @@ pub fn simulate_drawing(
         hem_swing_peak_cm: hem_peak * 100.0,
         hem_swing_rms_cm: ((hem_sq_sum / n).sqrt() * 100.0) as f32,
         motion_end_s: end,
-        settle_time_s,
+        settle_time_s: None,
         edge_interior_motion_ratio: if int_sum > 0.0 {
             (edge_sum / int_sum) as f32
         } else {
