@@ -227,6 +227,8 @@ impl Scene {
         let torso_colliders = colliding(false).count();
         let body_ellipsoids: Vec<usize> = colliding(false).chain(colliding(true)).collect();
         let frame = rig.new_frame();
+        // The most body colliders either garment poses, so no step's bounds allocate.
+        let most_colliders = body_ellipsoids.len().max(veil_ellipsoids.len());
         let mut scene = Scene {
             pose: character.skeleton.rest_pose(),
             character,
@@ -247,8 +249,8 @@ impl Scene {
             prev_offsets: vec![Vec3::ZERO; n],
             leg_push: vec![0.0; n],
             colliders: Vec::new(),
-            body_bounds: Bounds::with_capacity(body_ellipsoids.len().max(veil_ellipsoids.len())),
-            depth_bounds: Bounds::with_capacity(body_ellipsoids.len().max(veil_ellipsoids.len())),
+            body_bounds: Bounds::with_capacity(most_colliders),
+            depth_bounds: Bounds::with_capacity(most_colliders),
             body_ellipsoids,
             torso_colliders,
             root: Frame::IDENTITY,
