@@ -1,8 +1,8 @@
 //! The jacket frame (clip, rig, reference points, hood, cloth substeps, skirt leg lines,
 //! bones) on the built-in character, per shipped preset and clip: the fastest and the median
-//! of `Scene::step` over 40 s (as `simulate` times it), with nothing else between the steps (warm caches), and with the
-//! drawn meshes skinned between the steps as `simulate` does (cold caches).
-//! `cargo bench --bench frame [-- FILTER]`.
+//! of `Scene::step` over 40 s as `simulate` times it, once with nothing between the steps
+//! (warm caches) and once with the drawn meshes skinned between them as `simulate` does, and a
+//! hash of where the run ended. `cargo bench --bench frame [-- FILTER] [--warm]`.
 
 use std::sync::Arc;
 
@@ -13,15 +13,18 @@ const PRESETS: [&str; 4] = ["tweed", "down_jacket", "veil", "skirt"];
 const CLIPS: [&str; 2] = ["walk", "dodge"];
 const STEPS: usize = 2400;
 
-/// (fastest, median) microseconds of a step over [`STEPS`] steps, and a hash of where the
-/// run ended (positions, bones, the hood's pendulum): a change that should keep the bits
-/// keeps this.
-fn frame_us(
-    character: &Arc<Character>,
-    preset: &Preset,
-    clip: &str,
-    skin: bool,
-) -> (f64, f64, u64) {
+/// One run of [`STEPS`] steps.
+struct Run {
+    /// Microseconds of the fastest and the median frame.
+    fastest: f64,
+    median: f64,
+    /// Where the run ended (positions, bones, the hood's pendulum): a change meant to keep the
+    /// bits keeps this.
+    hash: u64,
+    particles: usize,
+}
+
+fn run(character: &Arc<Character>, preset: &Preset, clip: &str, skin: bool) -> Run {
     let mut scene = Scene::new(character.clone(), preset, clip).expect("a shipped clip");
     let mut times = Vec::with_capacity(STEPS);
     for _ in 0..STEPS {
@@ -33,13 +36,12 @@ fn frame_us(
         }
     }
     times.sort_by(f64::total_cmp);
-    (times[0], times[times.len() / 2], end_hash(&scene))
-}
-
-/// The shipped preset `name`.
-fn load(name: &str) -> Preset {
-    let path = format!("{}/presets/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    Preset::load(&path).expect("a shipped preset")
+    Run {
+        fastest: times[0],
+        median: times[times.len() / 2],
+        hash: end_hash(&scene),
+        particles: scene.cloth().positions().len(),
+    }
 }
 
 /// FNV-1a over the bits of the cloth's positions, the simulation bones and the hood's end.
@@ -60,31 +62,31 @@ fn main() {
     let warm_only = std::env::args().any(|a| a == "--warm");
     let character = Arc::new(Character::builtin());
     println!("jacket frame, us: fastest / median over {STEPS} steps");
-    for name in PRESETS {
-        let scene = Scene::new(character.clone(), &load(name), "walk").expect("a shipped clip");
-        let particles = scene.cloth().positions().len();
-        println!("  {name}: {particles} particles");
-    }
     println!(
-        "{:>12} {:>6} {:>20} {:>20}",
-        "preset", "clip", "warm", "skinned between"
+        "{:>12} {:>6} {:>9} {:>20} {:>20} {:>18}",
+        "preset", "clip", "particles", "warm", "skinned between", "end state"
     );
     for name in PRESETS {
-        let preset = load(name);
+        let path = format!("{}/presets/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let preset = Preset::load(&path).expect("a shipped preset");
         for clip in CLIPS {
-            let label = format!("{name}/{clip}");
-            if filter.as_deref().is_some_and(|f| !label.contains(f)) {
+            if filter
+                .as_deref()
+                .is_some_and(|f| !format!("{name}/{clip}").contains(f))
+            {
                 continue;
             }
-            let (wf, wm, hash) = frame_us(&character, &preset, clip, false);
-            let (sf, sm) = if warm_only {
-                (0.0, 0.0)
+            let warm = run(&character, &preset, clip, false);
+            let skinned = if warm_only {
+                "-".to_string()
             } else {
-                let (sf, sm, _) = frame_us(&character, &preset, clip, true);
-                (sf, sm)
+                let s = run(&character, &preset, clip, true);
+                format!("{:.1} / {:.1}", s.fastest, s.median)
             };
+            let warm_text = format!("{:.1} / {:.1}", warm.fastest, warm.median);
             println!(
-                "{name:>12} {clip:>6} {wf:>9.1} / {wm:>7.1} {sf:>9.1} / {sm:>7.1} {hash:>18x}"
+                "{name:>12} {clip:>6} {:>9} {warm_text:>20} {skinned:>20} {:>18x}",
+                warm.particles, warm.hash
             );
         }
     }

@@ -246,14 +246,12 @@ pub fn run(
                     } else {
                         let i = task - n;
                         // The cells' pictures are drawn apart: nothing between the steps.
-                        let (preset, clip) = (&presets[i], &spec.clip);
-                        let skipped = Drawing::Skipped;
                         let m = simulate_drawing(
                             character.clone(),
-                            preset,
-                            clip,
+                            &presets[i],
+                            &spec.clip,
                             spec.seconds,
-                            skipped,
+                            Drawing::Skipped,
                         )
                         .map_err(|source| WedgeError::Scene {
                             cell: i,
