@@ -1004,8 +1004,6 @@ impl Cloth {
     /// and marks the ones that touched; with `clamp`, then puts every particle further than its
     /// max distance from its reference point onto that sphere (both are each particle's own
     /// business, so one walk does both). Returns how many particles are marked this step.
-    // Walks positions, pins, references, max distances and contact flags in step.
-    #[allow(clippy::needless_range_loop)]
     fn collide(
         &mut self,
         colliders: &[Collider],
@@ -1013,21 +1011,25 @@ impl Cloth {
         margin: f32,
         clamp: bool,
     ) -> u32 {
+        // Every per-particle slice cut to one length, so the walk checks no index.
+        let n = self.pos.len();
+        let (pinned, reference) = (&self.topo.pinned[..n], &reference[..n]);
+        let (max_distance, contact) = (&self.max_distance[..n], &mut self.contact[..n]);
         let mut marked = 0;
-        for i in 0..self.pos.len() {
-            let mut x = self.pos[i];
-            if !self.topo.pinned[i] && !colliders.is_empty() {
+        for (i, slot) in self.pos.iter_mut().enumerate() {
+            let mut x = *slot;
+            if !pinned[i] && !colliders.is_empty() {
                 let candidates = self.broad.of(i, margin);
                 let (y, touched) =
                     push_out_each(colliders, candidates, x, Some(reference[i]), margin);
                 x = y;
-                self.contact[i] |= touched;
+                contact[i] |= touched;
             }
             if clamp {
-                x = clamp_to(x, reference[i], self.max_distance[i]);
+                x = clamp_to(x, reference[i], max_distance[i]);
             }
-            self.pos[i] = x;
-            marked += self.contact[i] as u32;
+            *slot = x;
+            marked += contact[i] as u32;
         }
         marked
     }

@@ -3,7 +3,7 @@
 //! meets (the wind minus the triangle's own velocity), shared by its three corners. The wind
 //! is a steady world-space velocity with gusts that vary in time and across the cloth.
 
-use glam::Vec3;
+use glam::{Vec3, Vec3A, Vec4};
 
 /// The steady wind in world space (m/s), before gusts: `direction_deg` turns around +Y, 0
 /// blows toward +Z, 90 toward +X.
@@ -322,11 +322,13 @@ pub struct WindMesh<'a> {
 pub struct WindScratch {
     /// The gust factor at each particle's rest position.
     gust: Vec<f32>,
-    /// The air's resistance to the motion: the sum over the particle's triangles of
-    /// `c (A / 3) n̂ (n̂·v)`.
-    resist: Vec<Vec3>,
-    /// Its rate: the sum of `c A / 3`.
-    rate: Vec<f32>,
+    /// The wind's push, the sum over the particle's triangles of `c (A / 3) n̂ (n̂·w)`
+    /// (`w` unused). Four lanes, so adding a triangle's share is one vector add. Zero
+    /// between calls.
+    push: Vec<Vec4>,
+    /// The air's resistance to the motion, the sum of `c (A / 3) n̂ (n̂·v)`, and in `w` its
+    /// rate, the sum of `c A / 3`.
+    resist: Vec<Vec4>,
 }
 
 impl WindScratch {
@@ -334,8 +336,8 @@ impl WindScratch {
     pub fn new(n: usize) -> Self {
         Self {
             gust: vec![1.0; n],
-            resist: vec![Vec3::ZERO; n],
-            rate: vec![0.0; n],
+            push: vec![Vec4::ZERO; n],
+            resist: vec![Vec4::ZERO; n],
         }
     }
 }
@@ -368,46 +370,59 @@ pub fn triangle_wind(
     accel: &mut [Vec3],
     scratch: &mut WindScratch,
 ) {
-    accel.fill(Vec3::ZERO);
     let speed = air.wind.length();
     if speed == 0.0 || air.drag == 0.0 || air.dt <= 0.0 {
+        accel.fill(Vec3::ZERO);
         return;
     }
     let downwind = air.wind / speed;
     let across = downwind.cross(Vec3::Y).normalize_or_zero();
     GustField::new(&air.gust, speed).fill(mesh.rest, downwind, across, &mut scratch.gust);
-    scratch.resist.fill(Vec3::ZERO);
-    scratch.rate.fill(0.0);
     let per_velocity = 1.0 / (3.0 * air.dt);
+    let wind = Vec3A::from(air.wind);
+    // Every per-particle slice cut to one length, so one bounds check of an index covers all
+    // of them.
+    let n = pos.len();
+    let (prev, gusts) = (&prev[..n], &scratch.gust[..n]);
+    let (sum_push, sum_resist) = (&mut scratch.push[..n], &mut scratch.resist[..n]);
+    // The vectors in 16-byte lanes: each lane does the arithmetic the scalar form would, in
+    // the same order, so the bits are the same in fewer instructions.
     for tri in mesh.triangles {
         let [i, j, k] = tri.map(|v| v as usize);
-        let n = (pos[j] - pos[i]).cross(pos[k] - pos[i]);
+        let (pi, pj, pk) = (
+            Vec3A::from(pos[i]),
+            Vec3A::from(pos[j]),
+            Vec3A::from(pos[k]),
+        );
+        let n = (pj - pi).cross(pk - pi);
         let len = n.length();
         if len <= 1e-12 {
             continue;
         }
         let unit = n / len;
         // A third of the area (the cross product's length is twice it) times the drag rate.
-        let gust = (scratch.gust[i] + scratch.gust[j] + scratch.gust[k]) / 3.0;
+        let gust = (gusts[i] + gusts[j] + gusts[k]) / 3.0;
         let c_share = air.drag * speed * gust * len / 6.0;
-        let v = (pos[i] - prev[i] + pos[j] - prev[j] + pos[k] - prev[k]) * per_velocity;
-        let push = unit * (c_share * gust * unit.dot(air.wind));
-        let resist = unit * (c_share * unit.dot(v));
+        let q = |v: usize| Vec3A::from(prev[v]);
+        let v = (pi - q(i) + pj - q(j) + pk - q(k)) * per_velocity;
+        let push = (unit * (c_share * gust * unit.dot(wind))).extend(0.0);
+        let resist = (unit * (c_share * unit.dot(v))).extend(c_share);
         for v in [i, j, k] {
-            accel[v] += push;
-            scratch.resist[v] += resist;
-            scratch.rate[v] += c_share;
+            sum_push[v] += push;
+            sum_resist[v] += resist;
         }
     }
+    // The sums are read and left at zero for the next call in one walk.
     let step = air.max_scale.max(1.0) * air.dt;
-    for (v, a) in accel.iter_mut().enumerate() {
-        let mass = mesh.rest_share[v];
+    let sums = sum_push.iter_mut().zip(sum_resist.iter_mut());
+    for ((a, (push, resist)), &mass) in accel.iter_mut().zip(sums).zip(mesh.rest_share) {
         *a = if mass > 0.0 {
-            let rate = scratch.rate[v] / mass;
-            (*a - scratch.resist[v] / (1.0 + rate * step)) / mass
+            let rate = resist.w / mass;
+            (push.truncate() - resist.truncate() / (1.0 + rate * step)) / mass
         } else {
             Vec3::ZERO
         };
+        (*push, *resist) = (Vec4::ZERO, Vec4::ZERO);
     }
 }
 
