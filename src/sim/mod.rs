@@ -45,6 +45,7 @@ mod fixed_step;
 pub mod fold;
 mod frame;
 pub mod hard_pass;
+mod limit;
 pub mod painted;
 pub mod params;
 mod relax;

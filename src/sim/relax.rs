@@ -29,7 +29,7 @@ pub(super) struct P4 {
 
 impl P4 {
     #[inline(always)]
-    fn new(v: Vec3) -> Self {
+    pub(super) fn new(v: Vec3) -> Self {
         Self {
             x: v.x,
             y: v.y,
@@ -39,7 +39,7 @@ impl P4 {
     }
 
     #[inline(always)]
-    fn vec3(self) -> Vec3 {
+    pub(super) fn vec3(self) -> Vec3 {
         Vec3::new(self.x, self.y, self.z)
     }
 }
