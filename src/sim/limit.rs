@@ -60,6 +60,7 @@ fn leading_within(work: &[P4], links: &[Proj], ratio: f32) -> usize {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{Proj, P4};
+    use crate::sim::relax::x86::transpose4;
     use std::arch::x86_64::*;
 
     /// Bit `l`: link `l` of the four is surely within the limit.
@@ -67,19 +68,14 @@ mod x86 {
     pub(super) fn within_four(work: &[P4], four: &[Proj], ratio: f32) -> u32 {
         let load = |i: u32| {
             let p: &P4 = &work[i as usize];
-            // SAFETY: `P4` is 16 bytes, aligned to 16 (`repr(C, align(16))`), four f32.
+            // SAFETY: SSE is part of every x86-64 CPU; `P4` is four f32, aligned to 16.
             unsafe { _mm_load_ps(p as *const P4 as *const f32) }
         };
-        // SAFETY: SSE and SSE2 are part of every x86-64 CPU.
+        let [xa, ya, za] = transpose4([0, 1, 2, 3].map(|k| load(four[k].a)));
+        let [xb, yb, zb] = transpose4([0, 1, 2, 3].map(|k| load(four[k].b)));
+        // SAFETY: as above.
         unsafe {
-            let d = |l: &Proj| _mm_sub_ps(load(l.b), load(l.a));
-            let (d0, d1, d2, d3) = (d(&four[0]), d(&four[1]), d(&four[2]), d(&four[3]));
-            // Lane by lane: x0 x1 y0 y1, x2 x3 y2 y3, z0 z1 _ _, z2 z3 _ _.
-            let (lo01, lo23) = (_mm_unpacklo_ps(d0, d1), _mm_unpacklo_ps(d2, d3));
-            let (hi01, hi23) = (_mm_unpackhi_ps(d0, d1), _mm_unpackhi_ps(d2, d3));
-            let x = _mm_movelh_ps(lo01, lo23);
-            let y = _mm_movehl_ps(lo23, lo01);
-            let z = _mm_movelh_ps(hi01, hi23);
+            let (x, y, z) = (_mm_sub_ps(xb, xa), _mm_sub_ps(yb, ya), _mm_sub_ps(zb, za));
             // The squared length as `Vec3::length_squared` sums it: (x² + y²) + z².
             let len2 = _mm_add_ps(
                 _mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),

@@ -459,7 +459,7 @@ fn project(pos: &mut [P4], l: &Proj, stiffness: [f32; 2]) {
 /// per axis (lane k = link k), so the arithmetic is the scalar code's, lane by lane; the results
 /// are transposed back and stored whole (w = 0).
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+pub(super) mod x86 {
     use std::arch::x86_64::*;
 
     use super::{project, walk, LinkList, Pack, Pick, LANES, P4};
@@ -470,10 +470,19 @@ mod x86 {
     /// Every index is below the length of the buffer `pos` points into.
     #[inline(always)]
     unsafe fn gather4(pos: *const P4, idx: &[u32; LANES]) -> [__m128; 3] {
-        let r0 = _mm_load_ps(pos.add(idx[0] as usize).cast());
-        let r1 = _mm_load_ps(pos.add(idx[1] as usize).cast());
-        let r2 = _mm_load_ps(pos.add(idx[2] as usize).cast());
-        let r3 = _mm_load_ps(pos.add(idx[3] as usize).cast());
+        let load = |k: usize| _mm_load_ps(pos.add(idx[k] as usize).cast());
+        transpose4([load(0), load(1), load(2), load(3)])
+    }
+
+    /// Four padded positions (x, y, z, w each) as x, y and z of the four (lane k = position k).
+    #[inline(always)]
+    pub(in crate::sim) fn transpose4([r0, r1, r2, r3]: [__m128; 4]) -> [__m128; 3] {
+        // SAFETY: SSE is part of every x86-64 CPU.
+        unsafe { transpose4_sse(r0, r1, r2, r3) }
+    }
+
+    #[inline(always)]
+    unsafe fn transpose4_sse(r0: __m128, r1: __m128, r2: __m128, r3: __m128) -> [__m128; 3] {
         let t0 = _mm_unpacklo_ps(r0, r1); // x0 x1 y0 y1
         let t1 = _mm_unpacklo_ps(r2, r3); // x2 x3 y2 y3
         let t2 = _mm_unpackhi_ps(r0, r1); // z0 z1 w0 w1
