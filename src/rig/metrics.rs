@@ -183,14 +183,15 @@ fn measured_run(
     let mut scene = Scene::new(character, preset, clip)?;
     let mut step_times = Vec::with_capacity(steps as usize);
     let mut frame_times = Vec::with_capacity(steps as usize);
-    let mut skin_times = Vec::with_capacity(steps as usize);
+    let skinned = drawing == Drawing::Skinned;
+    let mut skin_times = Vec::with_capacity(if skinned { steps as usize } else { 0 });
     let (mut vmax, mut vmean_sum, mut hmax) = (0f32, 0f64, 0f32);
     let (mut hem_peak, mut hem_sq_sum) = (0f32, 0f64);
     let (mut edge_sum, mut int_sum) = (0f64, 0f64);
     let (mut penetration, mut saturation_sum) = (0f32, 0f64);
     for _ in 0..steps {
         scene.step();
-        if drawing == Drawing::Skinned {
+        if skinned {
             // Skinned as a window drawing every step would, timed on its own.
             scene.skin_meshes();
             skin_times.push(scene.frame_stats().skin_seconds as f64);
@@ -239,8 +240,7 @@ fn measured_run(
         step_p99_us: percentile(&mut step_times, 0.99) * 1e6,
         frame_median_us: percentile(&mut frame_times, 0.5) * 1e6,
         frame_p99_us: percentile(&mut frame_times, 0.99) * 1e6,
-        skin_median_us: (drawing == Drawing::Skinned)
-            .then(|| percentile(&mut skin_times, 0.5) * 1e6),
+        skin_median_us: skinned.then(|| percentile(&mut skin_times, 0.5) * 1e6),
     })
 }
 

@@ -767,9 +767,7 @@ impl Cloth {
             self.open_torn_edges();
         }
         if p.deformation_limit {
-            // The relaxation leaves the padded copy equal to the positions (tearing reads
-            // them and moves nothing).
-            self.limit_deformation(p.max_stretch_ratio, p.iterations > 0);
+            self.limit_deformation(p.max_stretch_ratio);
         }
         // Explosion check before the clamps hide it.
         if self.exploded(reference) {
@@ -919,7 +917,7 @@ impl Cloth {
     }
 
     /// `iterations` relaxation passes: the stretch links, then the shear/bend links, each with
-    /// its own stiffness, on the padded copy of the positions.
+    /// its own stiffness, on the padded copy of the positions (left equal to them).
     #[inline]
     fn relax_passes(&mut self, colliders: &[Collider], reference: &[Vec3], p: &FabricParams) {
         if p.iterations == 0 {
@@ -964,10 +962,11 @@ impl Cloth {
     }
 
     /// Provot's deformation limit, [`LIMIT_PASSES`] times, on the padded copy of the
-    /// positions (`padded`: it holds them already, as the relaxation leaves it).
+    /// positions: the relaxation leaves it equal to them (tearing, in between, reads the
+    /// positions and moves nothing); with no relaxation passes it is made here.
     #[inline]
-    fn limit_deformation(&mut self, ratio: f32, padded: bool) {
-        if !padded {
+    fn limit_deformation(&mut self, ratio: f32) {
+        if self.params.iterations == 0 {
             pad(&self.pos, &mut self.work);
         }
         let mut moved = false;

@@ -478,20 +478,17 @@ pub(super) mod x86 {
     #[inline(always)]
     pub(in crate::sim) fn transpose4([r0, r1, r2, r3]: [__m128; 4]) -> [__m128; 3] {
         // SAFETY: SSE is part of every x86-64 CPU.
-        unsafe { transpose4_sse(r0, r1, r2, r3) }
-    }
-
-    #[inline(always)]
-    unsafe fn transpose4_sse(r0: __m128, r1: __m128, r2: __m128, r3: __m128) -> [__m128; 3] {
-        let t0 = _mm_unpacklo_ps(r0, r1); // x0 x1 y0 y1
-        let t1 = _mm_unpacklo_ps(r2, r3); // x2 x3 y2 y3
-        let t2 = _mm_unpackhi_ps(r0, r1); // z0 z1 w0 w1
-        let t3 = _mm_unpackhi_ps(r2, r3); // z2 z3 w2 w3
-        [
-            _mm_movelh_ps(t0, t1),
-            _mm_movehl_ps(t1, t0),
-            _mm_movelh_ps(t2, t3),
-        ]
+        unsafe {
+            let t0 = _mm_unpacklo_ps(r0, r1); // x0 x1 y0 y1
+            let t1 = _mm_unpacklo_ps(r2, r3); // x2 x3 y2 y3
+            let t2 = _mm_unpackhi_ps(r0, r1); // z0 z1 w0 w1
+            let t3 = _mm_unpackhi_ps(r2, r3); // z2 z3 w2 w3
+            [
+                _mm_movelh_ps(t0, t1),
+                _mm_movehl_ps(t1, t0),
+                _mm_movelh_ps(t2, t3),
+            ]
+        }
     }
 
     /// Stores lane k of x, y, z as particle `idx[k]` (w = 0).

@@ -383,8 +383,9 @@ pub fn triangle_wind(
     // Every per-particle slice cut to one length, so one bounds check of an index covers all
     // of them.
     let n = pos.len();
-    let (prev, gusts) = (&prev[..n], &scratch.gust[..n]);
+    let (prev, gusts, rest_share) = (&prev[..n], &scratch.gust[..n], &mesh.rest_share[..n]);
     let (sum_push, sum_resist) = (&mut scratch.push[..n], &mut scratch.resist[..n]);
+    let accel = &mut accel[..n];
     // The vectors in 16-byte lanes: each lane does the arithmetic the scalar form would, in
     // the same order, so the bits are the same in fewer instructions.
     for tri in mesh.triangles {
@@ -394,12 +395,12 @@ pub fn triangle_wind(
             Vec3A::from(pos[j]),
             Vec3A::from(pos[k]),
         );
-        let n = (pj - pi).cross(pk - pi);
-        let len = n.length();
+        let normal = (pj - pi).cross(pk - pi);
+        let len = normal.length();
         if len <= 1e-12 {
             continue;
         }
-        let unit = n / len;
+        let unit = normal / len;
         // A third of the area (the cross product's length is twice it) times the drag rate.
         let gust = (gusts[i] + gusts[j] + gusts[k]) / 3.0;
         let c_share = air.drag * speed * gust * len / 6.0;
@@ -412,10 +413,11 @@ pub fn triangle_wind(
             sum_resist[v] += resist;
         }
     }
-    // The sums are read and left at zero for the next call in one walk.
+    // The sums are read and left at zero for the next call in one walk (every slice is `n`
+    // long, so the walk reaches every sum).
     let step = air.max_scale.max(1.0) * air.dt;
     let sums = sum_push.iter_mut().zip(sum_resist.iter_mut());
-    for ((a, (push, resist)), &mass) in accel.iter_mut().zip(sums).zip(mesh.rest_share) {
+    for ((a, (push, resist)), &mass) in accel.iter_mut().zip(sums).zip(rest_share) {
         *a = if mass > 0.0 {
             let rate = resist.w / mass;
             (push.truncate() - resist.truncate() / (1.0 + rate * step)) / mass
