@@ -257,3 +257,86 @@ fn scaling_a_roles_ellipsoids_reloads_the_character_and_saves_beside_it() {
         &h.state().scene().character().ellipsoids
     );
 }
+
+/// A copy of a Mixamo-named test rig whose first animation channel aims at a node the file
+/// does not have: valid JSON that the `gltf` crate's accessors would panic on.
+fn rig_with_a_broken_channel(path: &std::path::Path) {
+    let glb = test_rig_glb(&RigStyle {
+        naming: Naming::Mixamo,
+        ..RigStyle::default()
+    });
+    let u32_at = |o: usize| u32::from_le_bytes([glb[o], glb[o + 1], glb[o + 2], glb[o + 3]]);
+    let json_len = u32_at(12) as usize;
+    let text = std::str::from_utf8(&glb[20..20 + json_len]).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(text).unwrap();
+    json["animations"][0]["channels"][7]["target"]["node"] = 512.into();
+    let mut edited = serde_json::to_vec(&json).unwrap();
+    edited.resize(edited.len().div_ceil(4) * 4, b' ');
+    let bin = &glb[20 + json_len..];
+    let mut out = b"glTF".to_vec();
+    out.extend(2u32.to_le_bytes());
+    out.extend(((20 + edited.len() + bin.len()) as u32).to_le_bytes());
+    out.extend((edited.len() as u32).to_le_bytes());
+    out.extend(b"JSON");
+    out.extend(edited);
+    out.extend(bin);
+    std::fs::write(path, out).unwrap();
+}
+
+#[test]
+fn a_broken_character_from_the_menu_is_named_and_the_character_playing_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("hero.glb");
+    std::fs::write(&good, test_rig_glb(&RigStyle::default())).unwrap();
+    let broken = dir.path().join("broken.glb");
+    rig_with_a_broken_channel(&broken);
+    let mut h = harness();
+    type_path(&mut h, "Open character…", &good);
+    assert_eq!(h.state().character_path(), Some(good.as_path()));
+    type_path(&mut h, "Open character…", &broken);
+    let error = h.state().error().expect("an error").to_string();
+    assert!(error.contains("broken.glb"), "{error}");
+    assert!(
+        error.contains("animations[0].channels[7].target.node: 512 is not a node"),
+        "{error}"
+    );
+    assert_eq!(h.state().character_path(), Some(good.as_path()));
+    assert_eq!(
+        h.state().persisted().character.as_deref(),
+        Some(good.as_path())
+    );
+}
+
+#[test]
+fn a_broken_character_at_start_plays_the_builtin_and_is_not_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.glb");
+    rig_with_a_broken_channel(&broken);
+    // Named on the command line, and remembered from a run when it still loaded.
+    let from_command_line = cloth_tuner::app::Options {
+        character: Some(broken.clone()),
+        ..Default::default()
+    };
+    let remembered = cloth_tuner::app::Persisted {
+        character: Some(broken.clone()),
+        ..Default::default()
+    };
+    let starts = [
+        (from_command_line, Default::default()),
+        (Default::default(), remembered),
+    ];
+    for (options, persisted) in starts {
+        let h = common::paused_harness(move |cc| {
+            cloth_tuner::app::App::with_state(cc, options, persisted)
+        });
+        let error = h.state().error().expect("an error").to_string();
+        assert!(error.contains("broken.glb"), "{error}");
+        assert!(error.contains("playing the built-in character"), "{error}");
+        assert_eq!(h.state().character_path(), None);
+        assert_eq!(h.state().persisted().character, None, "never remembered");
+        assert_eq!(
+            h.state().scene().character().height(),
+            Character::builtin().height()
+        );
+    }
+}

@@ -244,6 +244,17 @@ impl App {
             .storage
             .and_then(|s| eframe::get_value(s, STORAGE_KEY))
             .unwrap_or_default();
+        Self::with_state(cc, options, persisted)
+    }
+
+    /// [`App::with_options`] starting from `persisted`, what the window remembered from its
+    /// last run. A remembered preset or character that no longer loads is not played: the
+    /// message says why, and the built-in one plays instead.
+    pub fn with_state(
+        cc: &eframe::CreationContext<'_>,
+        options: Options,
+        persisted: Persisted,
+    ) -> Self {
         let wanted = options.preset.clone().or(persisted.preset_path.clone());
         let (preset, path, mut error) = starting_preset(wanted.as_deref());
         let bone_map = options.character.clone().zip(options.bone_map.clone());
@@ -318,6 +329,23 @@ impl App {
     }
 
     // ----- Read access for tests and tools -----
+
+    /// What the window would remember if it closed now (what [`eframe::App::save`] stores):
+    /// the character only when it loaded, so a file that fails never comes back at start.
+    pub fn persisted(&self) -> Persisted {
+        Persisted {
+            preset_path: self.doc.path().map(Path::to_path_buf),
+            recent: self.doc.recent().to_vec(),
+            camera: self.view.camera.clone(),
+            overlays: self.view.overlays.clone(),
+            clip: self.scene().clip_name().to_string(),
+            speed: self.playback.speed,
+            looping: self.playback.looping,
+            character: self.character_path.clone(),
+            quality: self.view.quality,
+            compare_mode: self.view.compare_mode,
+        }
+    }
 
     /// The live parameters.
     pub fn params(&self) -> &FabricParams {
@@ -673,19 +701,7 @@ impl eframe::App for App {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        let p = Persisted {
-            preset_path: self.doc.path().map(Path::to_path_buf),
-            recent: self.doc.recent().to_vec(),
-            camera: self.view.camera.clone(),
-            overlays: self.view.overlays.clone(),
-            clip: self.scene().clip_name().to_string(),
-            speed: self.playback.speed,
-            looping: self.playback.looping,
-            character: self.character_path.clone(),
-            quality: self.view.quality,
-            compare_mode: self.view.compare_mode,
-        };
-        eframe::set_value(storage, STORAGE_KEY, &p);
+        eframe::set_value(storage, STORAGE_KEY, &self.persisted());
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {

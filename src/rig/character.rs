@@ -92,6 +92,18 @@ pub enum RigError {
     /// The character's settings file is bad.
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// The loader itself failed on this file (a defect of ours, caught at the loader's
+    /// boundary so the tool keeps running; the checks before reading should have refused it).
+    #[error(
+        "{path}: the character loader failed on this file ({what}); the file was not loaded. \
+         Please report it with the file"
+    )]
+    Internal {
+        /// The file.
+        path: String,
+        /// The failure's own message.
+        what: String,
+    },
 }
 
 fn roles_list(roles: &[Role]) -> String {
@@ -145,7 +157,9 @@ impl Character {
     /// Loads a character with these settings (the tuner's role picker and ellipsoid scale
     /// panel reload through here after changing them).
     pub fn load_with(path: &Path, settings: &CharacterSettings) -> Result<Self, RigError> {
-        Self::from_source(&Source::open(path)?, settings)
+        guarded(&path.display().to_string(), || {
+            Self::from_source(&Source::open(path)?, settings)
+        })
     }
 
     /// The built-in character (`assets/character.glb`, compiled in).
@@ -154,17 +168,31 @@ impl Character {
     /// Only if the committed asset is broken, which the test suite rules out
     /// (`tests/rig_assets.rs` loads it and compares it with the generator's output).
     pub fn builtin() -> Self {
-        Self::from_glb(BUILTIN_GLB, "assets/character.glb (built in)")
-            .expect("the committed character asset loads (checked by tests/rig_assets.rs)")
+        Self::builtin_ref().clone()
+    }
+
+    /// The built-in character, parsed once per process (every imported character retargets
+    /// its clips from it).
+    ///
+    /// # Panics
+    /// As [`Character::builtin`].
+    pub fn builtin_ref() -> &'static Self {
+        static BUILTIN: std::sync::OnceLock<Character> = std::sync::OnceLock::new();
+        BUILTIN.get_or_init(|| {
+            Self::from_glb(BUILTIN_GLB, "assets/character.glb (built in)")
+                .expect("the committed character asset loads (checked by tests/rig_assets.rs)")
+        })
     }
 
     /// Parses a character from `.glb` bytes with default settings; `source` names them in
     /// error messages.
     pub fn from_glb(bytes: &[u8], source: &str) -> Result<Self, RigError> {
-        Self::from_source(
-            &Source::parse(bytes, source, None)?,
-            &CharacterSettings::default(),
-        )
+        guarded(source, || {
+            Self::from_source(
+                &Source::parse(bytes, source, None)?,
+                &CharacterSettings::default(),
+            )
+        })
     }
 
     fn from_source(src: &Source, settings: &CharacterSettings) -> Result<Self, RigError> {
@@ -239,6 +267,26 @@ impl Character {
     pub fn ellipsoid(&self, name: &str) -> Option<&Ellipsoid> {
         self.ellipsoids.iter().find(|e| e.name == name)
     }
+}
+
+/// Runs a load of the file `path`. The checks before reading refuse a broken file with a
+/// message; a panic that still escapes the loader is caught here, as a last line of defence,
+/// and becomes [`RigError::Internal`] instead of taking the tool down.
+fn guarded(
+    path: &str,
+    load: impl FnOnce() -> Result<Character, RigError>,
+) -> Result<Character, RigError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(load)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "an internal error".into());
+        Err(RigError::Internal {
+            path: path.to_string(),
+            what,
+        })
+    })
 }
 
 /// Reads a file in our own form (see the module doc).

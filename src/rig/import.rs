@@ -45,6 +45,10 @@ pub const BUILTIN_CLIP_PREFIX: &str = "builtin_";
 /// Name of the still clip of a file with no animation.
 pub const BIND_POSE_CLIP: &str = "bind_pose";
 
+/// The longest clip the loader resamples, seconds (a key time past it is almost surely a
+/// broken file, and resampling it would take the memory of hours of animation).
+pub const MAX_CLIP_SECONDS: f32 = 600.0;
+
 /// Largest angle between a measured axis and the file's nearest axis that is snapped to it.
 const SNAP_DEGREES: f32 = 12.0;
 
@@ -138,7 +142,7 @@ pub(crate) fn import(src: &Source, settings: &CharacterSettings) -> Result<Chara
         clips.push(still_clip(&rest_locals).map_err(|e| src.err(e))?);
     }
     // The built-in clips after the file's own; a name the file already uses gets a prefix.
-    let builtin = retarget_clips(&Character::builtin(), &skeleton, &roles)
+    let builtin = retarget_clips(Character::builtin_ref(), &skeleton, &roles)
         .map_err(|e| src.err(format!("retargeting the built-in clips: {e}")))?;
     for mut clip in builtin {
         if clips.iter().any(|c| c.name == clip.name) {
@@ -583,6 +587,12 @@ fn sample_animation(
         .flatten()
         .filter_map(|times| times.last().copied())
         .fold(0.0f32, f32::max);
+    if duration > MAX_CLIP_SECONDS {
+        return Err(src.err(format!(
+            "clip '{name}': its keys run to {duration} s, more than the {MAX_CLIP_SECONDS} s a \
+             clip may last"
+        )));
+    }
     let count = (duration * SAMPLE_RATE).ceil().max(1.0) as usize;
     let times: Vec<f32> = (0..=count)
         .map(|k| (k as f32 / SAMPLE_RATE).min(duration))

@@ -37,6 +37,7 @@
 //! ```
 
 mod character;
+mod check;
 mod clip;
 pub mod drift;
 mod ellipsoid;

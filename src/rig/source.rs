@@ -64,7 +64,12 @@ impl Source {
                 "neither a glTF binary (.glb, starts with 'glTF') nor glTF JSON (.gltf)".into(),
             ));
         };
-        let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| format(e.to_string()))?;
+        let gltf =
+            gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| format(e.to_string()))?;
+        // Our own check first (it names the item the loaders would trip on), then the
+        // crate's validation for everything else.
+        super::check::document(gltf.document.as_json()).map_err(&format)?;
+        validate(gltf.document.as_json()).map_err(&format)?;
         let json: serde_json::Value =
             serde_json::from_slice(&json_bytes).map_err(|e| format(e.to_string()))?;
         let mut source = Source {
@@ -258,6 +263,18 @@ impl Source {
     pub fn generator(&self) -> Option<&str> {
         self.json.pointer("/asset/generator")?.as_str()
     }
+}
+
+/// The `gltf` crate's own validation of the document, as its first error.
+fn validate(root: &gltf::json::Root) -> Result<(), String> {
+    use gltf::json::validation::Validate;
+    let mut first = None;
+    root.validate(root, gltf::json::Path::new, &mut |path, error| {
+        if first.is_none() {
+            first = Some(format!("{}: {error}", path()));
+        }
+    });
+    first.map_or(Ok(()), Err)
 }
 
 fn too_large(name: &str, size: u64) -> RigError {

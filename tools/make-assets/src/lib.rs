@@ -36,6 +36,18 @@ pub fn character_glb() -> Vec<u8> {
     glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
 }
 
+/// The built-in character in its own form with the body's surface sampled every `cell` metres
+/// (the committed asset uses 0.016): the same skeleton, ellipsoids, clips and document
+/// structure with fewer vertices, for tests that load it thousands of times.
+pub fn character_glb_at(cell: f32) -> Vec<u8> {
+    let bones = body::bones();
+    let mesh = body::body_mesh_at(&bones, cell);
+    let ellipsoids = body::ellipsoids(&bones);
+    let clips = motion::clips(&bones);
+    let (doc, bin) = document(&bones, &mesh, &ellipsoids, &clips, GENERATOR, None);
+    glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
+}
+
 /// `asset.generator` of the built-in character: the tuner reads files that say it as they
 /// are (root motion on the root bone, `ellipsoid_*` nodes).
 pub const GENERATOR: &str = "cloth-tuner make-assets";
