@@ -164,16 +164,39 @@ fn shards_split_the_suite_without_overlap_and_junit_and_the_report_list_failures
     // Shard 1/2 holds the first and third pairs: a pass and the drifted tweed's failure.
     let (report, xml) = run("1/2");
     assert_eq!((report.cases.len(), report.failures()), (2, 1));
-    assert!(xml.contains("tests=\"2\" failures=\"1\""), "{xml}");
-    assert!(xml.contains("shard 1/2"), "{xml}");
-    let failing = xml.find("<testcase classname=\"regress\" name=\"tweed_dodge_front_0030.png\">");
-    assert!(failing.is_some(), "{xml}");
-    assert!(
-        xml.contains("<failure message=\"largest difference"),
+    // Read back as a CI system reads it.
+    let junit = quick_junit::Report::deserialize_from_str(&xml).expect("JUnit XML");
+    assert_eq!(
+        (junit.tests, junit.failures, junit.errors),
+        (2, 1, 0),
         "{xml}"
     );
+    let suite = &junit.test_suites[0];
+    assert!(suite.name.contains("shard 1/2"), "{xml}");
+    let case = |name: &str| {
+        suite
+            .test_cases
+            .iter()
+            .find(|c| c.name.as_str() == name && c.classname.as_deref() == Some("regress"))
+            .unwrap_or_else(|| panic!("no test case {name}: {xml}"))
+    };
+    match &case("tweed_dodge_front_0030.png").status {
+        quick_junit::TestCaseStatus::NonSuccess {
+            kind: quick_junit::NonSuccessKind::Failure,
+            message: Some(message),
+            description: Some(text),
+            ..
+        } => {
+            assert!(message.as_str().starts_with("largest difference"), "{xml}");
+            assert!(text.as_str().contains("largest difference"), "{xml}");
+        }
+        other => panic!("the drifted tweed should fail: {other:?}"),
+    }
     assert!(
-        xml.contains("<testcase classname=\"regress\" name=\"down_jacket_dodge_front_0030.png\"/>"),
+        matches!(
+            case("down_jacket_dodge_front_0030.png").status,
+            quick_junit::TestCaseStatus::Success { .. }
+        ),
         "{xml}"
     );
     let html = std::fs::read_to_string(&report.html).unwrap();

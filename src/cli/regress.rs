@@ -259,7 +259,7 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
     }
     write_atomic(&report.html, html(&report, args).as_bytes())?;
     if let Some(path) = &args.junit {
-        write_atomic(path, junit(&report, args).as_bytes())
+        write_atomic(path, junit(&report, args)?.as_bytes())
             .with_context(|| format!("cannot write the JUnit report {}", path.display()))?;
     }
     Ok(report)
@@ -481,39 +481,33 @@ fn html(report: &Report, args: &RegressArgs) -> String {
 
 /// The outcome as JUnit XML: one test suite (named after the manifest, and the shard when
 /// there is one), one test case per picture, a failure element with the comparison's text.
-fn junit(report: &Report, args: &RegressArgs) -> String {
-    let mut suite = format!("regress {}", args.manifest.display());
+fn junit(report: &Report, args: &RegressArgs) -> anyhow::Result<String> {
+    use quick_junit::{NonSuccessKind, Report as Junit, TestCase, TestCaseStatus, TestSuite};
+    let mut name = format!("regress {}", args.manifest.display());
     if let Some(shard) = args.shard {
-        let _ = write!(suite, " shard {shard}");
+        let _ = write!(name, " shard {shard}");
     }
-    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        s,
-        "<testsuites tests=\"{n}\" failures=\"{f}\">\n<testsuite name=\"{name}\" tests=\"{n}\" failures=\"{f}\" errors=\"0\" time=\"{t:.3}\">",
-        n = report.cases.len(),
-        f = report.failures(),
-        name = escape(&suite),
-        t = (report.timings.simulation + report.timings.drawing).as_secs_f64(),
-    );
+    let mut suite = TestSuite::new(name.as_str());
+    suite.set_time(report.timings.simulation + report.timings.drawing);
     for c in &report.cases {
-        let name = escape(&c.name);
-        if c.passed() {
-            let _ = writeln!(s, "<testcase classname=\"regress\" name=\"{name}\"/>");
-            continue;
-        }
-        let text = match &c.comparison {
-            Some(cmp) => cmp.to_text(),
-            None => c.detail(),
+        let status = if c.passed() {
+            TestCaseStatus::success()
+        } else {
+            let mut failure = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let text = match &c.comparison {
+                Some(cmp) => cmp.to_text(),
+                None => c.detail(),
+            };
+            failure.set_message(c.detail()).set_description(text);
+            failure
         };
-        let _ = writeln!(
-            s,
-            "<testcase classname=\"regress\" name=\"{name}\">\n<failure message=\"{}\">{}</failure>\n</testcase>",
-            escape(&c.detail()),
-            escape(&text)
-        );
+        let mut case = TestCase::new(c.name.as_str(), status);
+        case.set_classname("regress");
+        suite.add_test_case(case);
     }
-    s.push_str("</testsuite>\n</testsuites>\n");
-    s
+    let mut junit = Junit::new(name.as_str());
+    junit.add_test_suite(suite);
+    Ok(junit.to_string()?)
 }
 
 /// The text summary `regress` prints.
