@@ -441,7 +441,7 @@ impl FabricParams {
     }
 
     /// The parameter reference as a Markdown table (group, field, unit, range, default, what it
-    /// does to the look), generated from [`FabricParams::SPECS`]: the README and
+    /// does to the look), generated from [`FabricParams::SPECS`]: `docs/fabrics.md` and
     /// `docs/preset-format.md` hold this text, and `cloth-tuner params` prints it.
     pub fn reference_table() -> String {
         let mut out = String::from("| group | field | unit | range | default | what it does to the look |\n|---|---|---|---|---|---|\n");
