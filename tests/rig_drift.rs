@@ -14,16 +14,16 @@ fn the_preset_against_itself_does_not_drift() {
     assert_eq!(row.converted_rms_cm, 0.0);
     assert_eq!(row.unconverted_max_cm, 0.0);
     // The heavy tweed is hardly chaotic: a millionth more damping stays within a few
-    // millimetres over a second of walking (0.04 mm at most; the veil's 1.9 mm).
+    // millimetres over a second of walking.
     assert!(row.floor_max_cm < 0.5, "floor {} cm", row.floor_max_cm);
 }
 
 #[test]
 fn the_floor_tells_a_chaotic_fabric_from_a_calm_one() {
-    // The veil as first tuned had shear so soft that the deformation limit did its work, and
-    // a millionth of damping grew to 8.8 cm RMS within three seconds of a dodge: the least
-    // drift any conversion could show for it. Re-tuned, the shipped veil's floor there is
-    // 0.01 mm RMS (0.2 mm at most).
+    // The veil as first tuned (the fixture) has shear so soft that the deformation limit does
+    // its work, and a millionth of damping grows to centimetres within three seconds of a
+    // dodge: the least drift any conversion could show for it. The shipped veil's floor there
+    // is a fraction of a millimetre.
     let c = Arc::new(Character::builtin());
     let chaotic = Preset::load("tests/fixtures/veil_before_retune.json").unwrap();
     let row = drift(c.clone(), &chaotic, "dodge", 30.0, 3.0).unwrap();
@@ -79,13 +79,12 @@ fn a_rate_out_of_range_or_an_unknown_clip_is_refused() {
 
 #[test]
 fn converted_to_30_and_120_hz_every_shipped_preset_stays_within_a_third() {
-    // The target of the time-step conversion, on all 12 rows (measured 0.00 to 0.24). The
-    // shipped presets solve at 120 Hz (60 Hz with 2 substeps), so 30 Hz runs the same solver
-    // as 4 substeps and 120 Hz as 1: what is left is the linear interpolation of the character
-    // between the engine's steps. The down jacket in a dodge was at 0.88 and 0.44 while the
-    // hard pass and the rig's reference points chose between discrete alternatives (see
-    // `tests/rig_chaos.rs`), and the veil in a dodge at 0.76 and 0.56 while its tuning was
-    // chaotic (`the_floor_tells_a_chaotic_fabric_from_a_calm_one`).
+    // The target of the time-step conversion, on all 12 rows. The shipped presets solve at
+    // 120 Hz (60 Hz with 2 substeps), so 30 Hz runs the same solver as 4 substeps and 120 Hz
+    // as 1: what is left is the linear interpolation of the character between the engine's
+    // steps. It holds because the hard pass and the rig's reference points make no discrete
+    // choices (`tests/rig_chaos.rs`) and the veil is not chaotic
+    // (`the_floor_tells_a_chaotic_fabric_from_a_calm_one`).
     let c = Arc::new(Character::builtin());
     for file in ["tweed", "down_jacket", "veil"] {
         let preset = Preset::load(format!("presets/{file}.json")).unwrap();
@@ -106,10 +105,8 @@ fn converted_to_30_and_120_hz_every_shipped_preset_stays_within_a_third() {
 #[test]
 fn converted_the_hem_swings_as_much_as_the_original() {
     // What an engine programmer sees besides the trajectories is the look: in a dodge the
-    // converted hem swings within 3 % of the original's at both rates (measured: within
-    // 0.2 % for the tweed, 0.6 % for the down jacket, 0.5 % for the veil; the veil as first
-    // tuned swung 3 and 7 % more, and unconverted the presets swing up to 21 % more or 8 %
-    // less).
+    // converted hem swings within 3 % of the original's at both rates (unconverted, the
+    // presets swing up to a fifth more or less).
     let c = Arc::new(Character::builtin());
     for file in ["tweed", "down_jacket", "veil"] {
         let preset = Preset::load(format!("presets/{file}.json")).unwrap();

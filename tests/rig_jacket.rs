@@ -323,9 +323,8 @@ fn motion_end_is_found_for_the_clip_that_stops() {
 fn the_three_presets_are_measurably_different_fabrics() {
     // On the same clips, every pair of presets differs by at least 20 % in at least two of
     // the simulate metrics: the dodge's and how long the hem swings on after a sprint stops.
-    // (The down jacket's share of particles at their max distance in a dodge used to tell it
-    // from the tweed; half of it came from hem references pushed behind a thigh, and it is
-    // now within 12 % of the tweed's.)
+    // (The share of particles at their max distance does not tell the down jacket from the
+    // tweed: it comes mostly from hem references pushed behind a thigh.)
     let c = character();
     let metrics: Vec<_> = PRESETS
         .iter()
@@ -397,10 +396,9 @@ fn after_a_sprint_stops_the_heavy_tweed_swings_longer_than_the_stiff_down_jacket
 
 #[test]
 fn the_jackets_rows_stay_near_their_length_where_arms_and_legs_pulled_them_apart() {
-    // Where the rows used to stretch most (horizontal maximum over 6 s): the tweed's walk 73 %,
-    // run 145 %, arms_raise 107 %, the down jacket's dodge 260 %: the pinned top row sliding
-    // with the arms, a hem chain held at one end, reference points a thigh apart. A front edge
-    // reads jagged well before 20 %.
+    // The clips that stretch the rows most (CHANGELOG.md, 2026-11-24): the pinned top row
+    // moving with the arms, a hem chain held at one end, reference points a thigh apart. A
+    // front edge reads jagged well before 20 %.
     let c = character();
     for (file, clip) in [
         ("presets/tweed.json", "walk"),
@@ -420,9 +418,9 @@ fn the_jackets_rows_stay_near_their_length_where_arms_and_legs_pulled_them_apart
 #[test]
 fn the_tweed_down_jacket_and_veil_keep_their_rows_within_ten_percent_on_every_clip() {
     // Issue 18 item 8: the horizontal maximum over 6 s of every clip, for the tweed, the down
-    // jacket and the veil. Before the sideways limit overshot and ran to convergence a thigh
-    // between two hem particles left the tweed's hem 19 % long after a sprint stop, and the
-    // shoulders held the veil's row 6 21 % long in a dodge; now the worst is 8.6 %.
+    // jacket and the veil. The hardest cases are a thigh between two hem particles after a
+    // sprint stop and the shoulders under the veil's lower rows in a dodge: the sideways limit
+    // holds them by overshooting and running to convergence.
     let c = character();
     let clips: Vec<String> = c.clip_names().map(str::to_string).collect();
     for file in PRESETS {

@@ -89,10 +89,9 @@ fn the_skirt_keeps_the_jacket_guarantees_on_every_clip() {
 
 #[test]
 fn the_skirts_rows_stay_within_ten_percent_on_every_clip() {
-    // Issue 18 item 8. Before its rings went round the body with the collision's margin and
-    // its row pass held the rows after the leg lines: 33 (idle) to 390 % (dodge); before its
-    // rows were lifted over the legs whole, a thigh raised between two columns held them
-    // 94 % (jump) and 129 % (sprint stop) apart.
+    // Issue 18 item 8. What holds them: rings round the body with the collision's margin, the
+    // row pass after the leg lines, and rows lifted over a raised thigh whole (otherwise the
+    // thigh comes between two columns and holds them apart).
     let c = character();
     for clip in c.clip_names().map(str::to_string).collect::<Vec<_>>() {
         let m = simulate(c.clone(), &skirt(), &clip, 6.0).unwrap();
@@ -138,16 +137,14 @@ fn hem_between_legs(clip: &str, on: bool) -> usize {
 #[test]
 fn the_leg_lines_keep_the_hem_from_between_the_legs() {
     // Running, the skirt's front and back hem fall into the gap between the striding legs
-    // unless the leg lines hold them out (a walk's stride no longer reaches past the flared
-    // hem).
+    // unless the leg lines hold them out (a walk's stride does not reach past the flared hem).
     let off = hem_between_legs("run", false);
     println!("run: {off} hem particles between the legs without the leg lines");
     assert!(
         off > 0,
         "without the leg lines the hem falls between the legs"
     );
-    // With them, on no clip (a dodge left a few between before the rows were lifted over the
-    // legs).
+    // With them, on no clip (a dodge needs the rows lifted over the legs whole too).
     for clip in character().clip_names() {
         let on = hem_between_legs(clip, true);
         assert_eq!(on, 0, "{clip}: {on} hem particles between the legs");
@@ -180,7 +177,7 @@ fn sharpest_turn_deg(pts: &[Vec3]) -> f32 {
 
 #[test]
 fn the_drawn_hem_is_a_smooth_curve_through_the_hem_particles() {
-    // Seed 004: the hem is drawn along a spline through the coarse hem particles, so the
+    // As in "Cloth Physics in K.I.S.A": the hem is drawn along a spline through the coarse hem particles, so the
     // polygon of 16 sides the simulation has reads as a curve.
     let mut scene = Scene::new(character(), &skirt(), "walk").unwrap();
     let layout = scene.rig().layout().clone();

@@ -9,8 +9,8 @@ use cloth_tuner::sim::{Frame, WorldMotion, TELEPORT_ANGLE, TELEPORT_DISTANCE};
 use glam::{Quat, Vec3};
 
 /// How far (metres) the turned scene may end from its twin after the cut. The idle stands
-/// still, so the cut skips no motion of its own; what is left is rounding (measured: none at
-/// all). A hood that took the turn as motion ends 2 cm from its twin's.
+/// still, so the cut skips no motion of its own; what is left is rounding. A hood that took
+/// the turn as motion would end centimetres from its twin's.
 const TOLERANCE: f32 = 1e-3;
 
 fn scene(character: &Arc<Character>, preset: &Preset, clip: &str) -> Scene {

@@ -432,15 +432,13 @@ fn a_teleport_of_100_m_is_a_cut_not_an_explosion_and_the_cloth_recovers_within_a
 
 #[test]
 fn a_teleport_is_a_cut_whatever_the_substeps() {
-    // Regression: with substeps, the step's motion was split into substeps before the cut
-    // test, so a jump of 2 to 2 x substeps metres (or a turn of up to substeps radians) passed
-    // for motion and threw the cloth by the world-motion fraction of it (5 m at 8 substeps: no
-    // teleport counted; on the first step 0.11 to 0.26 m from a twin that never jumped,
-    // recovery 1.2 to 1.6 s). Now the step is one cut: the cloth only misses that step's world
-    // motion (a walk's 2.3 cm at 60 Hz): 0.6 to 6 cm from the twin on the first step.
+    // The cut is decided on the whole step, before its motion is split into substeps: split
+    // first, a jump of 2 to 2 x substeps metres (or a turn of up to substeps radians) would pass
+    // for motion and throw the cloth by the world-motion fraction of it. As one cut, the cloth
+    // only misses that step's world motion (a walk's 2.3 cm at 60 Hz).
     // Recovery is printed, not asserted, here: at 8 substeps and a world-motion fraction of 1
-    // the walk shows bursts of fast motion (RMS 1.3 to 1.6 m/s against the twin's 0.7) a
-    // second and more after any small kick, with or without this fix.
+    // the walk shows bursts of fast motion a second and more after any small kick, cut or not
+    // (docs/library.md, "Extreme inputs").
     let c = character();
     let jump = Frame::new(Quat::IDENTITY, Vec3::new(0.0, 0.0, TELEPORT_DISTANCE * 2.5));
     let turn = Frame::new(Quat::from_rotation_y(std::f32::consts::PI), Vec3::ZERO);

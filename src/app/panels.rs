@@ -19,8 +19,8 @@ impl App {
     pub(super) fn panels(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
         self.keys(ui, out);
         // The panels' fill is the colour the window is cleared to (`App::clear_color`), so
-        // they paint no background of their own: on a software renderer that fill was half
-        // the window's pixels blended again every frame (43 -> 50 fps at 1280x800).
+        // they paint no background of their own: on a software renderer such a fill is half
+        // the window's pixels blended again every frame.
         let bare = egui::Frame::side_top_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
         egui::Panel::top("menu")
             .frame(bare)

@@ -169,18 +169,18 @@ mod tests {
     use clap::CommandFactory;
 
     #[test]
-    fn the_help_and_the_readme_name_every_target_metric() {
+    fn the_help_and_the_guide_name_every_target_metric() {
         let help = super::super::Cli::command()
             .find_subcommand_mut("fit")
             .expect("a fit subcommand")
             .render_long_help()
             .to_string();
-        let readme = std::fs::read_to_string("README.md").unwrap();
+        let guide = std::fs::read_to_string("docs/comparing-fabrics.md").unwrap();
         for m in crate::tune::targets::TARGET_METRICS {
             assert!(help.contains(m.name), "fit --help does not name {}", m.name);
             assert!(
-                readme.contains(&format!("`{}`", m.name)),
-                "README.md does not name {}",
+                guide.contains(&format!("`{}`", m.name)),
+                "docs/comparing-fabrics.md does not name {}",
                 m.name
             );
         }

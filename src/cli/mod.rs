@@ -694,7 +694,7 @@ fn parse_share_arg(s: &str) -> Result<f64, String> {
     }
 }
 
-/// The parameter reference as a Markdown table (the README's table is this output).
+/// The parameter reference as a Markdown table (the table in `docs/fabrics.md` is this output).
 pub fn params_table() -> String {
     crate::sim::FabricParams::reference_table()
 }
@@ -725,11 +725,11 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_parameter_reference_is_current() {
-        let readme = std::fs::read_to_string("README.md").unwrap();
+    fn the_guide_parameter_reference_is_current() {
+        let guide = std::fs::read_to_string("docs/fabrics.md").unwrap();
         assert!(
-            readme.contains(&super::params_table()),
-            "README.md's parameter table is stale: paste `cloth-tuner params` into it"
+            guide.contains(&super::params_table()),
+            "docs/fabrics.md's parameter table is stale: paste `cloth-tuner params` into it"
         );
     }
 }

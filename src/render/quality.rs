@@ -134,9 +134,8 @@ impl Quality {
     }
 
     /// Whether the window's panels draw their shapes (slider knobs, plot traces, frames)
-    /// with anti-aliased edges: not at Fast, where that fringe of extra triangles was a tenth
-    /// of the frame on a software renderer (1280 x 800 tweed walk 55-61 -> 61-68 fps). Text
-    /// is anti-aliased either way.
+    /// with anti-aliased edges: not at Fast, where that fringe of extra triangles is about a
+    /// tenth of the frame on a software renderer. Text is anti-aliased either way.
     pub fn smooth_panels(self) -> bool {
         self != Quality::Fast
     }

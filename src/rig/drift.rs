@@ -2,8 +2,9 @@
 //! own rate, against the converted preset at another rate and against the same knobs simply run
 //! at that rate. And the floor under both: how far the same preset at its own rate departs
 //! from itself when one knob moves by a millionth. A chaotic fabric turns any difference,
-//! however small, into centimetres within seconds (the veil as first tuned, whose shear was so
-//! soft that the deformation limit did its work: 8.8 cm RMS in 3 s of a dodge); conversion
+//! however small, into centimetres within seconds (the veil as first tuned,
+//! `tests/fixtures/veil_before_retune.json`, whose shear is so soft that the deformation limit
+//! does its work); conversion
 //! drift near that floor is as small as a comparison of single trajectories can show.
 
 use std::sync::Arc;

@@ -1486,8 +1486,8 @@ fn add_sleeve(rig: &JacketRig, arm: &Arm, skin: &RestSkin, m: &mut RenderMesh) {
     for j in 0..=rings_n {
         // The first rings round the cap over the shoulder as a quarter of an ellipse, from its
         // top `tuck` above the joint on the arm's line to the sleeve's full width at the
-        // joint; the rest run down the arm. With the cap over two rings, a point and a ring at
-        // 85 % width, its top pushed out of the skin stood as a peak on the shoulder.
+        // joint; the rest run down the arm. Over fewer rings (a point and a ring at 85 % width)
+        // the top, pushed out of the skin, would stand as a peak on the shoulder.
         let (t, dome, lift) = if j < CAP_RINGS {
             let a = FRAC_PI_2 * j as f32 / CAP_RINGS as f32;
             (0.0, a.sin(), a.cos())
@@ -1777,8 +1777,8 @@ mod tests {
     /// The collar stands round the neck, not over the shoulders: out past the neck the
     /// jacket at rest (collar, yoke, sleeve caps) keeps within 9 cm of the shoulder joints'
     /// height, while round the neck the collar stands above the yoke's edge. With a collar
-    /// raised all along the yoke's edge (out to the shoulders' tips) and open sleeve tubes
-    /// standing above the joints, the jacket reached 14.7 cm above them there (8.2 now).
+    /// raised all along the yoke's edge (out to the shoulders' tips) or open sleeve tubes
+    /// standing above the joints, the jacket would reach well over that.
     #[test]
     fn the_collar_stands_round_the_neck_and_not_over_the_shoulders() {
         let c = Character::builtin();
@@ -1826,7 +1826,7 @@ mod tests {
         for garment in [Garment::Jacket, Garment::HoodedJacket] {
             let rig = JacketRig::new(&c, &JacketLayout::fitted(&c), garment).unwrap();
             for sign in [1.0, -1.0] {
-                // 2.0 cm when the cap closed over two rings to a point pushed out of the skin.
+                // A cap closed over two rings to a point pushed out of the skin stands 2 cm proud.
                 let peak = shoulder_peak_cm(&rig.render.positions, sign);
                 assert!(
                     peak < 1.0,

@@ -24,10 +24,10 @@ use crate::sim::{
 /// length ([`Scene::carry_row_neighbours`]).
 const REFERENCE_SPAN: f32 = 1.5;
 /// The skirt's [`REFERENCE_SPAN`]: a knee rising under the front of the skirt pushes one
-/// reference of the hem ahead of the thigh; at 1.5 its neighbours' spheres stayed round the
-/// thigh's sides and a run held the link between them at 65 % over rest, at 1.2 they come
-/// over the thigh with it (run 11.6 %). 1.1 and 1.0 drew the spheres so close a jump's
-/// stretch grew (129 and 159 % against 92 at 1.2).
+/// reference of the hem ahead of the thigh. With the jackets' span its neighbours' spheres
+/// stay round the thigh's sides and a run holds the link between them far over rest; at 1.2
+/// they come over the thigh with it. Closer still (1.1, 1.0) draws the spheres so close that
+/// a jump's stretch grows.
 const SKIRT_REFERENCE_SPAN: f32 = 1.2;
 /// Rounds of pushing a reference point out of the body and swinging it back onto the sphere
 /// around the reference above before the wider search (see [`swing_clear`]).

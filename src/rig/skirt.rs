@@ -1,4 +1,4 @@
-//! The skirt (seed 004, K.I.S.A's skirt, simulated with the jacket's system): the same grid,
+//! The skirt (the skirt of "Cloth Physics in K.I.S.A", simulated with the jacket's system): the same grid,
 //! bones and skinned render sheet as the lower jacket, hung from the waist instead of the
 //! chest and closed all round. Its rows are rings fitted around the hips and the legs like the
 //! jacket's; its first and last columns sit on the same seam at the back and are welded
@@ -32,11 +32,9 @@ const HEM_ABOVE_KNEES: f32 = 0.03;
 /// The hem's size over the widest row's (a flared skirt): a stride spreads the knees, and a
 /// raised thigh lifts the front over it, further than a straight tube around the hips goes
 /// round, and the rows cannot stretch to follow. With the rows lifted over the legs whole
-/// ([`Hold::lift_links`]) and the shipped skirt's knobs, the largest row stretch on the
-/// sprint stop, jump and dodge (6 s) was 19, 9.7 and 8.9 % at 1.6, 9.0, 9.5 and 8.8 % at 1.75
-/// and 8.4, 8.7 and 8.6 % at 1.9 (with [`BODY_EASE`] 5.5 cm; the references pushed over the
-/// legs from half way down, see [`OVER_LEGS_ROWS`] for the rows above), and stays under 9 %
-/// with the damping +20 %, the hem's max distance +12 % or the world motion +50 %.
+/// ([`Hold::lift_links`]), [`BODY_EASE`] and [`OVER_LEGS_ROWS`], this flare is the smallest
+/// that keeps the sprint stop's, jump's and dodge's rows within 9 % with the shipped knobs,
+/// and with the damping +20 %, the hem's max distance +12 % or the world motion +50 %.
 const HEM_FLARE: f32 = 1.9;
 
 /// The leg lines' radius over the leg's own (its skin's distance from the bone line): a little
@@ -91,9 +89,8 @@ fn waist_and_knee(character: &Character) -> (f32, f32) {
 /// How far outside the body's ellipsoids (metres on the built-in body) every rest ring keeps
 /// its particles: the collision margin the hard pass and the references keep (up to 3 cm) and
 /// ease over the thighs, so the skirt hangs at rest length where the collision puts it and
-/// a thigh rising under it finds cloth to lift (with a 1.9 flare: 3.5 cm left the sprint
-/// stop's and the jump's rows 18 and 20 % long at the stride's peak, 4.5 cm 8.9 and 8.8 %,
-/// 5.5 cm 8.4 and 8.7 %).
+/// a thigh rising under it finds cloth to lift: less ease leaves the sprint stop's and the
+/// jump's rows too short to go over the thigh at the stride's peak.
 const BODY_EASE: f32 = 0.055;
 
 /// The skirt's rest rings on `character` posed by `model` (its rest pose): around the hips
@@ -510,20 +507,19 @@ impl LegLines {
 
 /// How far below the deformation limit the skirt's sideways hold pulls an over-long row link,
 /// as a share of how far over it was (`sideways_share`, the hard pass's rule: overshooting
-/// settles a row held at one end by a leg in far fewer passes). 0.6 rather than the hard
-/// pass's 1: pulled only to the limit, the walk's hem stayed 10.3 % long; pulled as far below
-/// as over, 8.1 %, but neighbours drawn that close leave hem corners the drawn spline cannot
-/// round within the fabric's thickness (rig_skirt's drawn-hem check), and 0.75 left a
-/// mixamo sprint_stop particle 1.5 cm in the body. 0.6: walk 8.8 %, tests pass.
+/// settles a row held at one end by a leg in far fewer passes). Less than the hard pass's 1:
+/// pulled only to the limit (0), the walk's hem stays over 10 % long; pulled as far below as
+/// over (1), neighbours are drawn so close that the hem's corners are sharper than the drawn
+/// spline can round within the fabric's thickness (rig_skirt's drawn-hem check), and at 0.75
+/// a particle ends inside the body on an imported character's sprint stop.
 const SIDEWAYS_OVERSHOOT: f32 = 0.6;
 
 /// How far up the skirt its rows go over the legs: from this fraction of the way down to the
 /// hem, their links are lifted over a leg whole ([`Hold::lift_links`]) and their reference
 /// points pushed out over it ([`LegLines::push_reference`]). Higher than the leg lines' own
 /// rows ([`LEG_LINE_ROWS`]): a thigh raised to a sprint's stride lifts the rows just under the
-/// hips too (lifted from half way down, the sprint stop's row 4 was 19 % long at the stride's
-/// peak; with the references of rows 3 and 4 left under the thigh, an imported character's
-/// run was 27-29 %, pushed over it 12-13 %).
+/// hips too, so those rows, and their reference points, must go over the thigh as well or
+/// they stretch far at the stride's peak.
 const OVER_LEGS_ROWS: f32 = 0.3;
 
 /// Whether row `r` of `rows` goes over the legs ([`OVER_LEGS_ROWS`]).
@@ -558,8 +554,8 @@ pub struct Hold<'a> {
 /// on, pulls the row's links longer than the limit together along the same spheres. So the
 /// vertical links stay hard, every particle outside the body and within its max distance
 /// (`md`) of its reference, and neither the weld nor the leg lines leave a row's neighbours
-/// pulled apart (they did by up to 70 % on a walk: the hard pass had held the rows before
-/// them). `moved` is scratch, a flag per column (resized once).
+/// pulled apart (the hard pass holds the rows before the weld and the leg lines move them,
+/// so the rows are held again here). `moved` is scratch, a flag per column (resized once).
 pub fn after_step(
     lines: Option<&LegLines>,
     topo: &Topology,
@@ -924,7 +920,7 @@ pub fn smooth_ring(ring: &[Vec3], limit: f32, out: &mut Vec<Vec3>) {
     }
 }
 
-/// Seed 004's smooth hem: the drawn skirt's hem (render row `nv - 1` of both shells, `nu`
+/// The smooth hem of "Cloth Physics in K.I.S.A": the drawn skirt's hem (render row `nv - 1` of both shells, `nu`
 /// vertices around each) follows the Catmull-Rom spline through the hem particles
 /// (`hem`, one row of the grid; its last is the welded seam, the same as its first) smoothed
 /// by [`smooth_ring`] within the fabric's `thickness` of them (into `ring`, a buffer kept

@@ -1,4 +1,5 @@
-//! The veil (seed 000's old lady's veil, simulated with the jacket's system): the same grid,
+//! The veil (the old lady's veil of Enqvist's "The Secrets Of Cloth Simulation In Alan Wake",
+//! simulated with the jacket's system): the same grid,
 //! bones and skinned render sheet as the lower jacket, hung from a band around the crown
 //! instead of the chest. Its rows are rings fitted around the head, the neck and the
 //! shoulders ([`super::fit::head_and_shoulders`], the hood's colliders); the opening is at the

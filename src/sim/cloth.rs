@@ -56,12 +56,12 @@ const LIMIT_PASSES: usize = 2;
 /// The most links a pass is relaxed as one list for. Merging the two lists pays where a pass is
 /// bound by the latency of its chain of dependent levels (a garment, up to 32 x 32); a
 /// larger pass is bound by throughput, where the larger packs of the merged list cost more
-/// (64 x 64 and 128 x 128 measured 1 to 10 % slower).
+/// (64 x 64 and 128 x 128 run slower merged).
 const PASS_MAX_LINKS: usize = 1 << 13;
 
 /// The most link visits a step's passes are planned as one list for: about 24 bytes a visit,
 /// so the plan stays within a core's 2 MB second-level cache (up to 32 x 32 at 10 passes;
-/// 64 x 64 at 5 passes measured slower as one list than pass by pass).
+/// 64 x 64 at 5 passes runs slower as one list than pass by pass).
 const RUN_MAX_LINKS: usize = 1 << 16;
 
 /// What drives one step: the character's frame and pose, and the colliders. All in character

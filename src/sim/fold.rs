@@ -1,4 +1,4 @@
-//! Fold lines (seed 002): a row or a column of the simulation grid across which the bend links
+//! Fold lines (Lander, "Devil in the Blue Faceted Dress"): a row or a column of the simulation grid across which the bend links
 //! are taken out, so the fabric folds there as if creased, while stretch and shear hold it
 //! together as before. A bend link joins particles two apart; the one "across" row `r` is the
 //! vertical one from row `r - 1` to row `r + 1` (one per column), the one across column `c`

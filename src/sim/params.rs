@@ -345,7 +345,7 @@ fabric_params! {
     /// bends freely.
     shear_bend_stiffness: f32 = 0.3, Float, 0, 1, "", Stiffness, "Shear/bend stiffness",
         "How much the fabric resists folding and shearing. Low: soft folds, drapes like silk. High: holds its shape like a thick coat or a board.";
-    /// Mass ratio between a row and the row below it (K.I.S.A's trick): rows near the attachment
+    /// Mass ratio between a row and the row below it (the trick of "Cloth Physics in K.I.S.A"): rows near the attachment
     /// are heavier, so one pass stretches less. 1 is uniform; the article's skirt uses 2000.
     mass_falloff: f32 = 1.0, Float, 1, 2000, "x per row", Stiffness, "Mass falloff",
         "Above 1 the upper rows are heavier than the hem, so the constraints pull the hem up to the shoulders instead of dragging the shoulders down: less sag for the same passes.";
@@ -441,7 +441,7 @@ impl FabricParams {
     }
 
     /// The parameter reference as a Markdown table (group, field, unit, range, default, what it
-    /// does to the look), generated from [`FabricParams::SPECS`]: the README and
+    /// does to the look), generated from [`FabricParams::SPECS`]: `docs/fabrics.md` and
     /// `docs/preset-format.md` hold this text, and `cloth-tuner params` prints it.
     pub fn reference_table() -> String {
         let mut out = String::from("| group | field | unit | range | default | what it does to the look |\n|---|---|---|---|---|---|\n");
@@ -493,7 +493,7 @@ impl FabricParams {
     }
 
     /// The inverse mass of a particle in `row` of a `rows`-row grid: 0 when pinned, 1 at the
-    /// hem, divided by `mass_falloff` for every row above it (K.I.S.A's heavier upper rows).
+    /// hem, divided by `mass_falloff` for every row above it (the heavier upper rows of "Cloth Physics in K.I.S.A").
     pub fn inv_mass_at(&self, row: usize, rows: usize, pinned: bool) -> f32 {
         if pinned {
             0.0

@@ -1,4 +1,4 @@
-//! Tearing (Lander's "taking it to the limit", seed 002): a link stretched past
+//! Tearing (Lander's "taking it to the limit", in "Devil in the Blue Faceted Dress"): a link stretched past
 //! [`FabricParams::tear_ratio`](super::FabricParams::tear_ratio) times its rest length leaves
 //! the solve until the cloth is reset.
 //!

@@ -195,7 +195,7 @@ fn mass_falloff_makes_one_pass_stretch_less() {
 
 #[test]
 fn the_articles_mass_ratio_holds_the_top_rows_at_rest_length_in_one_pass() {
-    // K.I.S.A's skirt: a row 2000 times heavier than the row below it. With one pass a step,
+    // The skirt of "Cloth Physics in K.I.S.A": a row 2000 times heavier than the row below it. With one pass a step,
     // equal masses leave the rows under the pin stretched; the article's ratio brings them to
     // their rest length (each link's correction goes almost wholly to its lower end, so the
     // top-down sweep settles row after row and the rows below barely pull back).

@@ -1,4 +1,4 @@
-//! Wind as seed 003 models it: a force on each triangle of the cloth along its normal,
+//! Wind as the cloth constraints and wind post (docs/references.md) models it: a force on each triangle of the cloth along its normal,
 //! proportional to its area and to the cosine between the normal and the wind the triangle
 //! meets (the wind minus the triangle's own velocity), shared by its three corners. The wind
 //! is a steady world-space velocity with gusts that vary in time and across the cloth.
@@ -76,9 +76,8 @@ const LANES: usize = 8;
 
 /// `sin(2 pi x)` to within 4e-6 of the sine of the f32 `x`, in a few multiplications (the
 /// callers keep `|x|` within a few tens of turns, where f32 holds it to 2e-6 of a turn). The
-/// gusts are sampled at every particle every solver step: with the library's sine they added
-/// 18 % to the cloth step's instructions, with this 9 %. Plain arithmetic, so the same on every
-/// machine.
+/// gusts are sampled at every particle every solver step, where the library's sine costs about
+/// twice as much. Plain arithmetic, so the same on every machine.
 #[inline(always)]
 pub fn sin_turns(x: f32) -> f32 {
     // Into (-1, 1) turns, then [-0.5, 0.5], then folded into [-0.25, 0.25] (sin(2 pi a) =

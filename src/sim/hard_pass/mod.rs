@@ -36,8 +36,9 @@ const FINAL_COLLISION_SWEEPS: usize = 4;
 /// Most passes of the sideways limit over a row (it stops at the first pass that finds every
 /// link within the limit, give or take `SIDEWAYS_TOLERANCE`). A leg between two hem
 /// particles leaves a dozen links over the limit whose excess the passes slide along the row
-/// link by link: 16 passes left tweed's hem 19 % long after a sprint stop, 64 (with the
-/// overshoot of [`sideways_share`]) 8.6 %. Nearly every row stops after its first pass.
+/// link by link, so a few passes leave the tweed's hem far over the limit after a sprint
+/// stop; 64 with the overshoot of [`sideways_share`] bring it within. Nearly every row stops
+/// after its first pass.
 pub const SIDEWAYS_PASSES: usize = 64;
 /// How far past the deformation limit (share of rest length) a link may still be when the
 /// sideways limit stops. A link pulled onto the limit can come out a rounding error over it;
@@ -443,8 +444,8 @@ fn rescue(
     let (r, md) = (input.reference[b], input.max_distance[b]);
     // A swing that has not cleared it yet is usually a hair from doing so: carry on swinging
     // first. The wider searches below pick among fixed directions, and a particle a rounding
-    // error either side of clearing in the first passes landed millimetres apart (a
-    // millionth of damping grew to 1 cm within a second of the tweed's walk).
+    // error either side of clearing in the first passes would land millimetres apart, and a
+    // millionth of damping would grow to centimetres (`tests/rig_chaos.rs`).
     if !clear {
         let (y, done) = input.swing_clear(
             b,

@@ -206,9 +206,9 @@ fn the_sideways_limit_moves_continuously_past_a_collider_in_the_way() {
     // The row comes in from twice its length: the left particle swings in toward x = -0.005.
     // A small sphere slides in from the right, 0.5 mm at a time, until it covers that spot.
     // The particle must end outside it, at rest length, and move about as little as the sphere
-    // did between runs, sliding ahead of it. (On the character, the limit's choice between the
-    // whole, half or a quarter of the way, as it once was, turned a millionth of a change in
-    // damping into centimetres: `tests/rig_chaos.rs`.)
+    // did between runs, sliding ahead of it. (On the character, a limit that chose between
+    // the whole, half or a quarter of the way would turn a millionth of a change in damping
+    // into centimetres: `tests/rig_chaos.rs`.)
     let free = sideways_limit_end(1.0);
     assert!(free.x > -0.01 && free.x < 0.0, "{free}");
     let step = 0.0005;
