@@ -46,6 +46,7 @@ pub mod import;
 pub mod jacket;
 mod mesh;
 pub mod metrics;
+pub mod motion;
 mod nearest;
 mod retarget;
 mod roles;
