@@ -17,11 +17,11 @@ pub fn html(wedge: &Wedge, sheet_src: &str, cells_dir: &str) -> String {
     let l = &wedge.layout;
     let mut out = String::new();
     let title = format!(
-        "Wedge: {} ({}) on {}, frame {}",
+        "Wedge: {} ({}) on {}, {}",
         s.preset.name,
         s.preset_file_name(),
         s.clip,
-        s.frame
+        s.frames_text()
     );
     let _ = write!(
         out,
