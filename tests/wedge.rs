@@ -84,6 +84,7 @@ fn small_spec(width: u32, height: u32) -> WedgeSpec {
         clip: "dodge".into(),
         frames: vec![30],
         trails: true,
+        film: 0,
         seconds: 1.0,
         camera: CameraSpec::Front,
         cell_width: width,
@@ -441,6 +442,73 @@ fn frames_give_each_cell_a_filmstrip_of_moments_that_differ() {
             );
         }
     }
+}
+
+#[test]
+fn the_page_plays_every_cells_clip_in_step_from_files_beside_it() {
+    if !have_gl("the wedge's films") {
+        return;
+    }
+    let dir = scratch("wedge-film");
+    let out = dir.join("sheet.png");
+    let o = cloth_tuner(&[
+        "wedge",
+        "--quiet",
+        "--preset",
+        "presets/tweed.json",
+        "--knob",
+        DAMPING,
+        "--clip",
+        "dodge",
+        "--frame",
+        "30",
+        "--film",
+        "4",
+        "--seconds",
+        "0.5",
+        "--cell-size",
+        "128x72",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(dir.join("sheet.html")).unwrap();
+    // One scrubber over four frames, and a film per cell from the cells' folder.
+    assert!(
+        html.contains("id=\"scrub\" min=\"0\" max=\"3\""),
+        "no scrubber"
+    );
+    assert!(html.contains("<script>") && html.contains("setInterval"));
+    for i in 0..2 {
+        let name = format!("sheet_cells/cell_{i:03}_film.png");
+        assert!(
+            html.contains(&format!("src=\"{name}\"")),
+            "{name} not on the page"
+        );
+        let film = read_png(&dir.join(&name)).unwrap();
+        assert_eq!((film.width, film.height), (4 * 64, 36), "{name}");
+        // The frames move: some frame differs from the first (the dodge ends where it began).
+        let frame = |k: u32| {
+            region(
+                &film,
+                Rect {
+                    x: k * 64,
+                    y: 0,
+                    width: 64,
+                    height: 36,
+                },
+            )
+        };
+        let most = (1..4)
+            .map(|k| differing_share(&frame(0), &frame(k)))
+            .fold(0.0, f64::max);
+        assert!(
+            most > 0.05,
+            "{name}: the frames differ from the first in {most} at most"
+        );
+    }
+    // Nothing the page loads lies outside its folder or needs a server.
+    assert!(!html.contains("http://") && !html.contains("https://"));
 }
 
 /// Runs `wedge` with a good command changed by `change`, expects a refusal whose message

@@ -277,6 +277,7 @@ impl App {
             clip: scene.clip_name().to_string(),
             frames: vec![w.frame],
             trails: false,
+            film: 0,
             seconds: super::compare::METRICS_SECONDS,
             camera: CameraSpec::ThreeQuarter,
             cell_width: CELL_SIZE.0,

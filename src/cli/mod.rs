@@ -221,6 +221,11 @@ pub enum Command {
         /// fading, drawn over each picture).
         #[arg(long)]
         no_trails: bool,
+        /// Each cell's clip as a film of N frames (2 to 120) that the page plays, all cells in
+        /// step under one scrubber (`sheet_cells/cell_000_film.png`, ...). Each frame is
+        /// drawn at half the cell size; off (0) by default, as it draws N pictures a cell.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        film: usize,
         /// Simulated seconds of each cell's metrics run, as `simulate --seconds`. A settle
         /// time needs a clip that stops (sprint_stop stops at 2.9 s) and a run long enough
         /// for the fabric to come to rest after it.
@@ -391,6 +396,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             frame,
             frames,
             no_trails,
+            film,
             seconds,
             cell_size,
             camera,
@@ -404,6 +410,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             character,
             frames: frame.into_iter().chain(frames).collect(),
             trails: !no_trails,
+            film,
             seconds,
             cell_width: cell_size.0,
             cell_height: cell_size.1,

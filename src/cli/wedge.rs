@@ -31,6 +31,8 @@ pub struct WedgeArgs {
     pub frames: Vec<u64>,
     /// Draw the trails over each picture.
     pub trails: bool,
+    /// Frames of each cell's film for the page (0: none).
+    pub film: usize,
     pub seconds: f64,
     pub cell_width: u32,
     pub cell_height: u32,
@@ -88,6 +90,7 @@ pub fn wedge(args: &WedgeArgs) -> anyhow::Result<Written> {
             f
         },
         trails: args.trails,
+        film: args.film,
         seconds: args.seconds,
         camera: args.camera,
         cell_width: args.cell_width,
@@ -190,6 +193,9 @@ fn write(wedge: &Wedge, out: &Path) -> anyhow::Result<Written> {
         .try_for_each(|i| -> anyhow::Result<()> {
             let preset = wedge.cell_preset(i).context("a cell with no preset")?;
             preset.save(cells.join(wedge.cell_file_name(i)))?;
+            if let Some(film) = &wedge.cells[i].film {
+                write_png(&cells.join(wedge.film_file_name(i)), film)?;
+            }
             Ok(())
         })?;
     write_png(out, &wedge::sheet(wedge))?;

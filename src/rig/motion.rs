@@ -28,6 +28,16 @@ pub fn followed_particles(topology: &Topology) -> Vec<usize> {
     which
 }
 
+/// The steps of one run through `clip` at `preset`'s rate: the clip's duration, at least a
+/// second, at most [`MAX_CLIP_SECONDS`].
+pub fn clip_steps(character: &Character, preset: &Preset, clip: &str) -> u64 {
+    let seconds = character
+        .clip(clip)
+        .map_or(1.0, |c| c.duration as f64)
+        .clamp(1.0, MAX_CLIP_SECONDS);
+    (seconds * preset.params.timestep_hz as f64).ceil() as u64
+}
+
 /// The rows of a trail for `preset`: the step pictured and one second of steps before it.
 pub fn trail_rows(preset: &Preset) -> usize {
     preset.params.timestep_hz.round().max(1.0) as usize + 1
@@ -144,11 +154,7 @@ impl ClipMotion {
         clip: &str,
         stop: &dyn Fn() -> bool,
     ) -> Result<Self, SceneError> {
-        let seconds = character
-            .clip(clip)
-            .map_or(1.0, |c| c.duration as f64)
-            .clamp(1.0, MAX_CLIP_SECONDS);
-        let steps = (seconds * preset.params.timestep_hz as f64).ceil() as u64;
+        let steps = clip_steps(&character, preset, clip);
         let scene = Scene::new(character, preset, clip)?;
         Ok(Self::record(scene, steps, stop))
     }

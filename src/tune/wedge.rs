@@ -35,7 +35,7 @@ use crate::render::headless::{CameraSpec, HeadlessError, HeadlessGl, Offscreen};
 use crate::render::trails::draw_trails;
 use crate::render::{scene_data, Overlays};
 use crate::rig::metrics::{simulate_drawing, Drawing, Metrics};
-use crate::rig::motion::{most_different_step, trail_rows, ClipMotion, TrailBuffer};
+use crate::rig::motion::{clip_steps, most_different_step, trail_rows, ClipMotion, TrailBuffer};
 use crate::rig::{Character, Scene, SceneError};
 use crate::sim::{FabricParams, ParamError};
 
@@ -50,6 +50,8 @@ pub const MIN_CELL_SIZE: u32 = 32;
 pub const MAX_STRIP: usize = 8;
 /// Pixels between the frames of a cell's filmstrip.
 pub const STRIP_GAP: u32 = 4;
+/// The most frames in a cell's film for the page.
+pub const MAX_FILM: usize = 120;
 
 /// What to wedge: the preset, the knobs, and how each cell is pictured and measured.
 #[derive(Clone, Debug)]
@@ -72,6 +74,9 @@ pub struct WedgeSpec {
     pub frames: Vec<u64>,
     /// Draw the last second of the hem's and the front edges' paths over each picture.
     pub trails: bool,
+    /// Frames of each cell's film for the page (0: none): one run of the clip, evenly
+    /// spaced, each at half the cell's size ([`WedgeSpec::film_size`]).
+    pub film: usize,
     /// Simulated seconds of each cell's metrics run.
     pub seconds: f64,
     /// The camera; a garment camera is fitted once to every cell's run of the clip.
@@ -96,6 +101,8 @@ pub enum WedgeError {
     Frame { frame: u64 },
     #[error("{count} frames for a filmstrip: give at most {MAX_STRIP}")]
     Strip { count: usize },
+    #[error("a film of {count} frames: give 2 to {MAX_FILM} (or 0 for none)")]
+    Film { count: usize },
     #[error(
         "the metrics run must be more than 0 and at most {MAX_SECONDS} seconds, got {seconds}"
     )]
@@ -138,6 +145,9 @@ pub struct Cell {
     /// The cell's picture: its frames side by side, each `cell_width` x `cell_height`,
     /// [`STRIP_GAP`] apart.
     pub image: Rgba,
+    /// The cell's film for the page: its frames side by side, each
+    /// [`WedgeSpec::film_size`]; `None` when the spec asks for none.
+    pub film: Option<Rgba>,
     pub metrics: Metrics,
 }
 
@@ -170,6 +180,8 @@ impl FrameChoice {
 pub struct Wedge {
     pub spec: WedgeSpec,
     pub frame_choice: FrameChoice,
+    /// The clip time one run through it covers (the cells' films), seconds.
+    pub clip_seconds: f64,
     pub layout: Layout,
     pub cells: Vec<Cell>,
 }
@@ -191,6 +203,9 @@ impl WedgeSpec {
         }
         if let Some(&frame) = self.frames.iter().find(|&&f| f > MAX_FRAME) {
             return Err(WedgeError::Frame { frame });
+        }
+        if self.film == 1 || self.film > MAX_FILM {
+            return Err(WedgeError::Film { count: self.film });
         }
         if self.frames.len() > MAX_STRIP {
             return Err(WedgeError::Strip {
@@ -239,6 +254,15 @@ impl WedgeSpec {
     /// across, the other knobs' combinations down, the header wrapped to the sheet's width.
     pub fn layout(&self) -> Layout {
         sheet::layout_for(self, FrameChoice::Given)
+    }
+
+    /// The size of each frame of a cell's film: half the cell's, at least
+    /// [`MIN_CELL_SIZE`] each way.
+    pub fn film_size(&self) -> (u32, u32) {
+        (
+            (self.cell_width / 2).max(MIN_CELL_SIZE),
+            (self.cell_height / 2).max(MIN_CELL_SIZE),
+        )
     }
 
     /// The width of a cell's picture: its filmstrip's frames and the gaps between them.
@@ -295,7 +319,8 @@ pub fn run(
         .collect();
     let runs = if needs_clip_runs(spec) { n } else { 0 };
     let strip = spec.frames.len().max(1);
-    let total = runs + n * strip + n;
+    let films = if spec.film > 0 { n } else { 0 };
+    let total = runs + n * strip + n + films;
     let done = AtomicUsize::new(0);
     let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
     let (spec, frame_choice) = settle_view(&character, spec, &presets, &tick, cancel)?;
@@ -306,6 +331,13 @@ pub fn run(
     let threads = rayon::current_num_threads().max(1);
     let (tx, rx) = sync_channel::<Stepped>(threads);
     let mut images: Vec<Option<Rgba>> = vec![None; pictures];
+    let mut film_images: Vec<Option<Rgba>> = vec![None; n];
+    let mut film_target = if spec.film > 0 {
+        let (w, h) = spec.film_size();
+        Some(Offscreen::new(&gl, w, h)?)
+    } else {
+        None
+    };
     let work = std::thread::scope(|s| {
         // Its own thread, so the rayon work (which may use the calling thread when it is a
         // rayon worker) never runs on the GL thread and the drawing starts at once.
@@ -344,9 +376,15 @@ pub fn run(
                 .collect::<Result<Vec<Option<Metrics>>, WedgeError>>()
         });
         draw_scenes(rx, &mut offscreen, spec, &mut images, &tick, cancel);
-        worker
+        let films = match film_target.as_mut() {
+            Some(target) => draw_films(&character, &presets, spec, target, &tick, cancel)
+                .map(|f| film_images = f),
+            None => Ok(()),
+        };
+        let work = worker
             .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        films.and(work)
     });
     let metrics = work?;
     if cancel.load(Ordering::Relaxed) {
@@ -363,12 +401,14 @@ pub fn run(
         .into_iter()
         .zip(strips)
         .zip(metrics.into_iter().skip(pictures))
+        .zip(film_images)
         .map(
-            |(((setting, params), image), metrics)| match (image, metrics) {
+            |((((setting, params), image), metrics), film)| match (image, metrics) {
                 (Some(image), Some(metrics)) => Ok(Cell {
                     setting,
                     params,
                     image,
+                    film,
                     metrics,
                 }),
                 // Only a cancel leaves a cell without its picture or metrics.
@@ -379,6 +419,8 @@ pub fn run(
     Ok(Wedge {
         spec: spec.clone(),
         frame_choice,
+        clip_seconds: clip_steps(&character, &spec.preset, &spec.clip) as f64
+            / spec.preset.params.timestep_hz as f64,
         layout: sheet::layout_for(spec, frame_choice),
         cells,
     })
@@ -487,6 +529,52 @@ fn join_strip(frames: Vec<Rgba>) -> Rgba {
     })
 }
 
+/// Each cell's film, drawn on the GL thread once the pictures are done: the cell run once
+/// through the clip, [`WedgeSpec::film`] frames evenly spaced from its start to its end, side
+/// by side. No trails: the film shows the motion itself.
+fn draw_films(
+    character: &Arc<Character>,
+    presets: &[Preset],
+    spec: &WedgeSpec,
+    target: &mut Offscreen,
+    tick: &dyn Fn(),
+    cancel: &AtomicBool,
+) -> Result<Vec<Option<Rgba>>, WedgeError> {
+    let look = spec.preset.look;
+    let mut overlays = Overlays::default();
+    overlays.set_all_debug(false);
+    let mut films = Vec::with_capacity(presets.len());
+    for (cell, preset) in presets.iter().enumerate() {
+        let steps = clip_steps(character, preset, &spec.clip);
+        let mut scene = Scene::new(character.clone(), preset, &spec.clip).map_err(|source| {
+            WedgeError::Scene {
+                cell,
+                clip: spec.clip.clone(),
+                source,
+            }
+        })?;
+        let mut film: Option<Rgba> = None;
+        for k in 0..spec.film as u64 {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(WedgeError::Cancelled);
+            }
+            let at = k * steps / (spec.film as u64 - 1).max(1);
+            while scene.steps() < at {
+                scene.step();
+            }
+            let camera = spec.camera.camera(&scene);
+            let frame = target.draw(&camera, &scene_data(&mut scene, look), &overlays);
+            film = Some(match film {
+                Some(f) => f.beside(&frame, 0, sheet::background()),
+                None => frame,
+            });
+        }
+        films.push(film);
+        tick();
+    }
+    Ok(films)
+}
+
 /// The GL thread's half of [`run`]: draws each scene that arrives into its picture, with its
 /// trail over it.
 fn draw_scenes(
@@ -540,6 +628,11 @@ impl Wedge {
         })
     }
 
+    /// The file name of cell `i`'s film in the cells' folder: `cell_003_film.png`.
+    pub fn film_file_name(&self, i: usize) -> String {
+        self.cell_file_name(i).replace(".json", "_film.png")
+    }
+
     /// The file name of cell `i`'s preset in the cells' folder: `cell_003.json` (zero-padded
     /// so the files sort in sheet order).
     pub fn cell_file_name(&self, i: usize) -> String {
@@ -575,6 +668,7 @@ mod tests {
             clip: "dodge".into(),
             frames: vec![30],
             trails: true,
+            film: 0,
             seconds: 1.0,
             camera: CameraSpec::Front,
             cell_width: 96,
