@@ -511,6 +511,108 @@ fn the_page_plays_every_cells_clip_in_step_from_files_beside_it() {
     assert!(!html.contains("http://") && !html.contains("https://"));
 }
 
+/// Headless Chromium (Debian's `chromium`). Missing, the browser test skips with a note, and
+/// fails when `CI=true` (`.ci/run` installs it).
+fn chromium() -> Option<&'static str> {
+    let found = ["chromium", "chromium-browser"].into_iter().find(|b| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {b}"))
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        assert!(
+            !ci,
+            "CI=true and the browser test needs Chromium: apt-get install -y chromium (.ci/run does)"
+        );
+        eprintln!("skipping the browser test: no chromium (CI=true makes this a failure)");
+    }
+    found
+}
+
+#[test]
+fn the_page_plays_in_a_real_browser() {
+    if !have_gl("the browser test's wedge") {
+        return;
+    }
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let dir = scratch("wedge-browser");
+    let out = dir.join("sheet.png");
+    let o = cloth_tuner(&[
+        "wedge",
+        "--quiet",
+        "--preset",
+        "presets/tweed.json",
+        "--knob",
+        DAMPING,
+        "--clip",
+        "dodge",
+        "--frame",
+        "30",
+        "--film",
+        "6",
+        "--seconds",
+        "0.5",
+        "--cell-size",
+        "96x54",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The page from disk, as a user opens it; the DOM after 1.5 s of the page's own time.
+    let page = format!("file://{}", dir.join("sheet.html").display());
+    let profile = dir.join("profile");
+    let o = Command::new("timeout")
+        .arg("120")
+        .arg(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=1500",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(&page)
+        .output()
+        .expect("run chromium");
+    let dom = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && dom.contains("scrub"),
+        "chromium: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Every film moved on, and all by the same frames: in step.
+    let shifts: Vec<&str> = dom
+        .split("margin-left: ")
+        .skip(1)
+        .map(|t| t.split("px").next().unwrap())
+        .collect();
+    assert_eq!(shifts.len(), 2, "each film is shifted: {dom}");
+    assert!(
+        shifts.iter().all(|s| *s == shifts[0]),
+        "out of step: {shifts:?}"
+    );
+    let frames = -shifts[0].parse::<i32>().unwrap() / 48;
+    assert!(
+        (1..6).contains(&frames),
+        "after 1.5 s the films show frame {frames}"
+    );
+    assert!(
+        !dom.contains("id=\"time\">0.00 s<"),
+        "the clock did not move"
+    );
+}
+
 /// Runs `wedge` with a good command changed by `change`, expects a refusal whose message
 /// holds every one of `says`, and checks nothing was written.
 fn refused(case: &str, change: &[(&str, &str)], says: &[&str]) {
