@@ -835,3 +835,59 @@ fn the_garment_camera_fills_the_picture_with_the_jacket() {
         );
     }
 }
+
+#[test]
+fn render_frames_an_ab_picture_on_the_garment_with_trails_over_both_halves() {
+    if !have_gl("render's garment camera") {
+        return;
+    }
+    let dir = scratch("render-garment");
+    let render = |sub: &str, extra: &[&str]| {
+        let out = dir.join(sub);
+        let mut args = vec![
+            "render",
+            "--quiet",
+            "--preset",
+            "presets/tweed.json",
+            "--preset-b",
+            "presets/down_jacket.json",
+            "--clip",
+            "dodge",
+            "--frames",
+            "60",
+            "--size",
+            "240x136",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = cloth_tuner(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let plain = render("plain", &["--camera", "garment"]);
+    let trails = render("trails", &["--camera", "garment", "--overlay", "trails"]);
+    let name = "tweed_vs_down_jacket_dodge_garment_0060.png";
+    let a = read_png(&plain.join(name)).unwrap();
+    let b = read_png(&trails.join(name)).unwrap();
+    assert_eq!((a.width, a.height), (2 * 240 + 4, 136));
+    // The trails are drawn over both halves: each changes a visible share of its pixels.
+    for half in [0, 244] {
+        let r = Rect {
+            x: half,
+            y: 0,
+            width: 240,
+            height: 136,
+        };
+        let share = differing_share(&region(&a, r), &region(&b, r));
+        assert!(
+            share > 0.02,
+            "the trails change {share} of the half at x {half}"
+        );
+    }
+    // The garment camera is a view of its own, not the front camera's; the front camera's
+    // own pictures are held by the regression goldens.
+    let front = render("front", &[]);
+    let front = read_png(&front.join("tweed_vs_down_jacket_dodge_front_0060.png")).unwrap();
+    assert!(differing_share(&front.pixels, &a.pixels) > 0.2);
+}

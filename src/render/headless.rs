@@ -302,7 +302,10 @@ impl CameraSpec {
     pub fn fitted(self, motions: &[ClipMotion], width: u32, height: u32) -> Self {
         match self {
             Self::Garment(None) => {
-                let outline: Vec<Vec3> = motions.iter().flat_map(|m| m.outline.clone()).collect();
+                let outline: Vec<Vec3> = motions
+                    .iter()
+                    .flat_map(|m| m.outline.iter().copied())
+                    .collect();
                 let paths: Vec<&[Vec3]> = motions.iter().map(|m| m.path.as_slice()).collect();
                 let per_row = motions.first().map_or(1, |m| m.followed);
                 let aspect = width as f32 / height.max(1) as f32;

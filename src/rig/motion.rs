@@ -128,7 +128,9 @@ impl ClipMotion {
         let mut m = ClipMotion {
             followed: followed.len(),
             path: Vec::with_capacity((steps as usize + 1) * followed.len()),
-            outline: Vec::new(),
+            outline: Vec::with_capacity(
+                (steps / OUTLINE_EVERY + 1) as usize * scene.cloth().positions().len(),
+            ),
         };
         for step in 0..=steps {
             if step > 0 {
