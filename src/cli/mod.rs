@@ -190,8 +190,11 @@ pub enum Command {
     /// with its values, in one PNG; beside it an HTML page with each cell's `simulate`
     /// metrics, and a folder with each cell as a preset to open in the tuner
     /// (`sheet.png`, `sheet.html`, `sheet_cells/cell_000.json`, ...). The first --knob goes
-    /// across the columns, the others' combinations down the rows. Every input is checked
-    /// before anything is written. Same command and build: a byte-identical sheet.
+    /// across the columns, the others' combinations down the rows. By default every cell is
+    /// seen by one camera fitted to the garment over the clip, at the frame where the cells
+    /// differ most, with the last second of the hem and front edges drawn as trails. Every
+    /// input is checked before anything is written. Same command and build: a byte-identical
+    /// sheet.
     #[cfg(feature = "gui")]
     Wedge {
         /// The preset the knobs start from.

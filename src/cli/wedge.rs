@@ -1,6 +1,6 @@
 //! `wedge`: a preset over every combination of a few knob values, written as one labelled
 //! contact sheet (PNG), an HTML page of each cell's metrics beside it, and each cell's preset
-//! in a folder beside that. The work is [`crate::tune::wedge`]'s; this file checks the command
+//! (and, with `--film`, its film for the page) in a folder beside that. The work is [`crate::tune::wedge`]'s; this file checks the command
 //! line and the output folder before anything is written, shows progress and writes the files.
 
 use std::path::{Path, PathBuf};
