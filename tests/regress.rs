@@ -471,7 +471,6 @@ fn moving_any_knob_of_a_shipped_preset_by_5_percent_fails_its_motion_record() {
     use cloth_tuner::cli::regress::Manifest;
     use cloth_tuner::cli::render::Job;
     use cloth_tuner::preset::Preset;
-    use cloth_tuner::render::Overlays;
     use cloth_tuner::rig::Character;
     use cloth_tuner::sim::FabricParams;
     use std::sync::Arc;
@@ -491,7 +490,7 @@ fn moving_any_knob_of_a_shipped_preset_by_5_percent_fails_its_motion_record() {
             clip,
             &[1],
             vec![CameraSpec::Front],
-            Overlays::default(),
+            &[],
         )
         .unwrap()
     };

@@ -171,7 +171,8 @@ pub enum Command {
         /// Picture size in pixels.
         #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size_arg)]
         size: (u32, u32),
-        /// front, side, back, three-quarter, or eye=x,y,z:target=x,y,z (world, metres).
+        /// front, side, back, three-quarter, garment (fitted to the garment over the clip,
+        /// turning with the character), or eye=x,y,z:target=x,y,z (world, metres).
         #[arg(long, default_value = "front", value_parser = parse_camera_arg)]
         camera: render::CameraSpec,
         /// The folder for the PNGs (made if missing).
@@ -189,8 +190,11 @@ pub enum Command {
     /// with its values, in one PNG; beside it an HTML page with each cell's `simulate`
     /// metrics, and a folder with each cell as a preset to open in the tuner
     /// (`sheet.png`, `sheet.html`, `sheet_cells/cell_000.json`, ...). The first --knob goes
-    /// across the columns, the others' combinations down the rows. Every input is checked
-    /// before anything is written. Same command and build: a byte-identical sheet.
+    /// across the columns, the others' combinations down the rows. By default every cell is
+    /// seen by one camera fitted to the garment over the clip, at the frame where the cells
+    /// differ most, with the last second of the hem and front edges drawn as trails. Every
+    /// input is checked before anything is written. Same command and build: a byte-identical
+    /// sheet.
     #[cfg(feature = "gui")]
     Wedge {
         /// The preset the knobs start from.
@@ -208,8 +212,23 @@ pub enum Command {
         #[command(flatten)]
         character: CharacterArgs,
         /// The frame pictured: fixed steps from the clip start (60 is one second at 60 Hz).
-        #[arg(long, default_value_t = 60)]
-        frame: u64,
+        /// Without it (or --frames), the frame where the cells' hems and front edges are
+        /// furthest apart over one run of the clip, named in the header and the summary.
+        #[arg(long, conflicts_with = "frames")]
+        frame: Option<u64>,
+        /// A short filmstrip per cell: these frames side by side (at most 8), comma
+        /// separated.
+        #[arg(long, value_name = "N,N", value_delimiter = ',')]
+        frames: Vec<u64>,
+        /// Leave out the trails (the last second of the hem's and the front edges' paths,
+        /// fading, drawn over each picture).
+        #[arg(long)]
+        no_trails: bool,
+        /// Each cell's clip as a film of N frames (2 to 120) that the page plays, all cells in
+        /// step under one scrubber (`sheet_cells/cell_000_film.png`, ...). Each frame is
+        /// drawn at half the cell size; off (0) by default, as it draws N pictures a cell.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        film: usize,
         /// Simulated seconds of each cell's metrics run, as `simulate --seconds`. A settle
         /// time needs a clip that stops (sprint_stop stops at 2.9 s) and a run long enough
         /// for the fabric to come to rest after it.
@@ -218,8 +237,9 @@ pub enum Command {
         /// Each cell's picture in pixels.
         #[arg(long, value_name = "WxH", default_value = "480x270", value_parser = parse_size_arg)]
         cell_size: (u32, u32),
-        /// front, side, back, three-quarter, or eye=x,y,z:target=x,y,z (world, metres).
-        #[arg(long, default_value = "front", value_parser = parse_camera_arg)]
+        /// garment (fitted to the garment over the clip, the same for every cell), front,
+        /// side, back, three-quarter, or eye=x,y,z:target=x,y,z (world, metres).
+        #[arg(long, default_value = "garment", value_parser = parse_camera_arg)]
         camera: render::CameraSpec,
         /// The contact sheet (a .png file); the page and the cells' folder go beside it.
         #[arg(long)]
@@ -377,6 +397,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             clip,
             character,
             frame,
+            frames,
+            no_trails,
+            film,
             seconds,
             cell_size,
             camera,
@@ -388,7 +411,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             knobs,
             clip,
             character,
-            frame,
+            frames: frame.into_iter().chain(frames).collect(),
+            trails: !no_trails,
+            film,
             seconds,
             cell_width: cell_size.0,
             cell_height: cell_size.1,

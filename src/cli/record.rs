@@ -64,15 +64,9 @@ pub struct MotionRecord {
     pub samples: Vec<Vec<[f32; 3]>>,
 }
 
-/// The particles a record follows: every edge particle (the hem row and the front opening's
-/// columns), in index order.
-pub fn recorded_particles(topology: &crate::sim::Topology) -> Vec<usize> {
-    let mut which: Vec<usize> = topology.hem().collect();
-    which.extend((0..topology.len()).filter(|&i| topology.edge[i]));
-    which.sort_unstable();
-    which.dedup();
-    which
-}
+/// The particles a record follows: the hem and the front opening's columns (the same ones
+/// the pictures' trails follow).
+pub use crate::rig::motion::followed_particles as recorded_particles;
 
 /// How a run's hem compared with its record.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -13,9 +13,7 @@ use serde::Deserialize;
 use super::character::{character_label, load_character};
 use super::compare::{compare, diff_image, Comparison, Thresholds};
 use super::record::{compare as compare_record, record, record_name, RecordComparison, RecordSpec};
-use super::render::{
-    overlays, progress_bar, run_job, total, writable_dir, Job, OverlayName, Shot, Timings,
-};
+use super::render::{progress_bar, run_job, total, writable_dir, Job, OverlayName, Shot, Timings};
 use crate::files::write_atomic;
 use crate::picture::{read_png, write_png, PngWriter};
 use crate::render::headless::{parse_size, CameraSpec, HeadlessGl, Offscreen};
@@ -301,7 +299,7 @@ fn plan_jobs(manifest: &Manifest, args: &RegressArgs) -> anyhow::Result<Vec<Job>
                 clip,
                 &case.frames,
                 cameras.clone(),
-                overlays(&case.overlays),
+                &case.overlays,
             )
             .map_err(at)?;
             if in_shard {

@@ -16,7 +16,9 @@ use crate::preset::Preset;
 pub use crate::render::headless::CameraSpec;
 use crate::render::headless::{HeadlessGl, Offscreen};
 use crate::render::scene_data;
+use crate::render::trails::draw_trails;
 use crate::render::Overlays;
+use crate::rig::motion::{trail_rows, ClipMotion, TrailBuffer};
 use crate::rig::{Character, Scene};
 
 pub use crate::render::headless::MAX_FRAME;
@@ -43,6 +45,9 @@ pub enum OverlayName {
     HeatMap,
     /// Every overlay above.
     All,
+    /// The hem's and the front edges' paths over the last second, fading with age (drawn
+    /// over the picture; not part of `all`).
+    Trails,
     /// Leave out the body.
     NoBody,
     /// Leave out the shadows.
@@ -67,6 +72,8 @@ pub fn overlays(names: &[OverlayName]) -> Overlays {
             OverlayName::All => o.set_all_debug(true),
             OverlayName::NoBody => o.body = false,
             OverlayName::NoShadows => o.shadows = false,
+            // Drawn over the finished picture by the job, not by the renderer.
+            OverlayName::Trails => {}
         }
     }
     o
@@ -102,11 +109,14 @@ pub struct Job {
     pub frames: Vec<u64>,
     pub cameras: Vec<CameraSpec>,
     pub overlays: Overlays,
+    /// Draw the onion-skin trails ([`OverlayName::Trails`]) over each picture.
+    pub trails: bool,
 }
 
 impl Job {
     /// Loads the preset and checks the clip, the frames and the cameras before anything is
-    /// simulated or drawn.
+    /// simulated or drawn. The overlays are [`overlays`]'s for `overlay_names`, and the trails
+    /// when named.
     pub fn new(
         character: &Arc<Character>,
         character_label: Option<String>,
@@ -114,7 +124,7 @@ impl Job {
         clip: &str,
         frames: &[u64],
         cameras: Vec<CameraSpec>,
-        overlays: Overlays,
+        overlay_names: &[OverlayName],
     ) -> anyhow::Result<Job> {
         let preset = Preset::load(preset_path)?;
         if character.clip(clip).is_none() {
@@ -141,7 +151,8 @@ impl Job {
             clip: clip.to_string(),
             frames,
             cameras,
-            overlays,
+            overlays: overlays(overlay_names),
+            trails: overlay_names.contains(&OverlayName::Trails),
         })
     }
 
@@ -197,6 +208,8 @@ impl Timings {
 struct JobRun {
     scene: Scene,
     look: crate::render::FabricLook,
+    /// The last second of the hem and the front edges, when the job draws trails.
+    trail: Option<TrailBuffer>,
 }
 
 impl JobRun {
@@ -204,7 +217,12 @@ impl JobRun {
         let scene = Scene::new(job.character.clone(), &job.preset, &job.clip)
             .with_context(|| format!("{} on clip `{}`", job.preset_path.display(), job.clip))?;
         let look = job.preset.look;
-        Ok(JobRun { scene, look })
+        let trail = job.trails.then(|| {
+            let mut t = TrailBuffer::new(&scene, trail_rows(&job.preset));
+            t.push(&scene);
+            t
+        });
+        Ok(JobRun { scene, look, trail })
     }
 
     /// Steps until `steps` fixed steps from the clip start, timed into `t`.
@@ -212,6 +230,9 @@ impl JobRun {
         let start = Instant::now();
         while self.scene.steps() < steps {
             self.scene.step();
+            if let Some(trail) = self.trail.as_mut() {
+                trail.push(&self.scene);
+            }
             t.steps += 1;
         }
         t.simulation += start.elapsed();
@@ -226,8 +247,33 @@ impl JobRun {
 
     fn draw(&mut self, offscreen: &mut Offscreen, camera: &CameraSpec, job: &Job) -> Rgba {
         let cam = camera.camera(&self.scene);
-        offscreen.draw(&cam, &scene_data(&mut self.scene, self.look), &job.overlays)
+        let mut image =
+            offscreen.draw(&cam, &scene_data(&mut self.scene, self.look), &job.overlays);
+        if let Some(trail) = &self.trail {
+            draw_trails(&mut image, &cam, self.scene.root().matrix(), trail);
+        }
+        image
     }
+}
+
+/// `cameras` with any garment camera fitted to one run of the clip by each of `jobs` (A and
+/// B of a comparison share one view), for pictures of `size`.
+fn fitted_cameras(jobs: &[&Job], size: (u32, u32)) -> anyhow::Result<Vec<CameraSpec>> {
+    let cameras = &jobs[0].cameras;
+    if !cameras.contains(&CameraSpec::Garment(None)) {
+        return Ok(cameras.clone());
+    }
+    let motions = jobs
+        .iter()
+        .map(|j| {
+            ClipMotion::of_clip(j.character.clone(), &j.preset, &j.clip, &|| false)
+                .with_context(|| format!("{} on clip `{}`", j.preset_path.display(), j.clip))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(cameras
+        .iter()
+        .map(|c| c.fitted(&motions, size.0, size.1))
+        .collect())
 }
 
 /// Runs the job's simulation from the clip start and hands each picture to `shot` as soon as
@@ -265,6 +311,10 @@ fn run_frames(
     let mut t = Timings::default();
     let mut run = JobRun::new(job)?;
     let mut run_b = other.as_ref().map(|(b, _)| JobRun::new(b)).transpose()?;
+    let both: Vec<&Job> = std::iter::once(job)
+        .chain(other.as_ref().map(|(b, _)| *b))
+        .collect();
+    let cameras = fitted_cameras(&both, offscreen.size())?;
     let hz = job.preset.params.timestep_hz;
     let stem = |j: &Job| {
         j.preset_path
@@ -280,7 +330,7 @@ fn run_frames(
         if let Some(rb) = run_b.as_mut() {
             rb.advance_to_time_of(frame, hz, &mut t);
         }
-        for camera in &job.cameras {
+        for camera in &cameras {
             let start = Instant::now();
             let mut image = run.draw(offscreen, camera, job);
             if let (Some(rb), Some((b, off_b))) = (run_b.as_mut(), other.as_mut()) {
@@ -358,7 +408,7 @@ pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
         &args.clip,
         &args.frames,
         vec![args.camera],
-        overlays(&args.overlays),
+        &args.overlays,
     )?;
     let job_b = match &args.preset_b {
         Some(b) => Some(Job::new(
@@ -368,7 +418,7 @@ pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
             &args.clip,
             &args.frames,
             vec![args.camera],
-            overlays(&args.overlays),
+            &args.overlays,
         )?),
         None => None,
     };
@@ -444,40 +494,13 @@ mod tests {
         let c = Arc::new(Character::builtin());
         let p = Path::new("presets/tweed.json");
         let cams = || vec![CameraSpec::Front];
-        let e = Job::new(&c, None, p, "moonwalk", &[1], cams(), Overlays::default()).unwrap_err();
+        let e = Job::new(&c, None, p, "moonwalk", &[1], cams(), &[]).unwrap_err();
         assert!(e.to_string().contains("unknown clip `moonwalk`"), "{e}");
-        let e = Job::new(
-            &c,
-            None,
-            Path::new("nope.json"),
-            "walk",
-            &[1],
-            cams(),
-            Overlays::default(),
-        )
-        .unwrap_err();
+        let e = Job::new(&c, None, Path::new("nope.json"), "walk", &[1], cams(), &[]).unwrap_err();
         assert!(format!("{e:#}").contains("nope.json"), "{e:#}");
-        let e = Job::new(
-            &c,
-            None,
-            p,
-            "walk",
-            &[MAX_FRAME + 1],
-            cams(),
-            Overlays::default(),
-        )
-        .unwrap_err();
+        let e = Job::new(&c, None, p, "walk", &[MAX_FRAME + 1], cams(), &[]).unwrap_err();
         assert!(e.to_string().contains("out of range"), "{e}");
-        let j = Job::new(
-            &c,
-            None,
-            p,
-            "walk",
-            &[30, 0, 30],
-            cams(),
-            Overlays::default(),
-        )
-        .unwrap();
+        let j = Job::new(&c, None, p, "walk", &[30, 0, 30], cams(), &[]).unwrap();
         assert_eq!(j.frames, vec![0, 30]);
     }
 }

@@ -1,6 +1,6 @@
 //! `wedge`: a preset over every combination of a few knob values, written as one labelled
 //! contact sheet (PNG), an HTML page of each cell's metrics beside it, and each cell's preset
-//! in a folder beside that. The work is [`crate::tune::wedge`]'s; this file checks the command
+//! (and, with `--film`, its film for the page) in a folder beside that. The work is [`crate::tune::wedge`]'s; this file checks the command
 //! line and the output folder before anything is written, shows progress and writes the files.
 
 use std::path::{Path, PathBuf};
@@ -26,7 +26,13 @@ pub struct WedgeArgs {
     pub knobs: Vec<Sweep>,
     pub clip: String,
     pub character: CharacterArgs,
-    pub frame: u64,
+    /// The frames pictured (a filmstrip when more than one); empty: the one where the cells
+    /// differ most.
+    pub frames: Vec<u64>,
+    /// Draw the trails over each picture.
+    pub trails: bool,
+    /// Frames of each cell's film for the page (0: none).
+    pub film: usize,
     pub seconds: f64,
     pub cell_width: u32,
     pub cell_height: u32,
@@ -45,6 +51,8 @@ pub struct Written {
     pub cells: usize,
     pub columns: usize,
     pub rows: usize,
+    /// The frames pictured and, when the wedge picked it, why.
+    pub frames: String,
     pub elapsed: Duration,
 }
 
@@ -52,7 +60,8 @@ impl Written {
     /// The summary for people: the files, then the time.
     pub fn to_text(&self) -> String {
         format!(
-            "{}\n{}\n{}/ ({} presets)\n",
+            "{}\n{}\n{}\n{}/ ({} presets)\n",
+            self.frames,
             self.sheet.display(),
             self.html.display(),
             self.cells_dir.display(),
@@ -74,7 +83,14 @@ pub fn wedge(args: &WedgeArgs) -> anyhow::Result<Written> {
         character_label: args.character.label(),
         sweeps: args.knobs.clone(),
         clip: args.clip.clone(),
-        frame: args.frame,
+        frames: {
+            let mut f = args.frames.clone();
+            f.sort_unstable();
+            f.dedup();
+            f
+        },
+        trails: args.trails,
+        film: args.film,
         seconds: args.seconds,
         camera: args.camera,
         cell_width: args.cell_width,
@@ -89,7 +105,10 @@ pub fn wedge(args: &WedgeArgs) -> anyhow::Result<Written> {
     {
         bar.set_style(style);
     }
-    let progress = |done: usize, _total: usize| bar.set_position(done as u64);
+    let progress = |done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
     let result = wedge::run(character, &spec, &progress, &AtomicBool::new(false));
     bar.finish_and_clear();
     let wedge = result?;
@@ -174,6 +193,9 @@ fn write(wedge: &Wedge, out: &Path) -> anyhow::Result<Written> {
         .try_for_each(|i| -> anyhow::Result<()> {
             let preset = wedge.cell_preset(i).context("a cell with no preset")?;
             preset.save(cells.join(wedge.cell_file_name(i)))?;
+            if let Some(film) = &wedge.cells[i].film {
+                write_png(&cells.join(wedge.film_file_name(i)), film)?;
+            }
             Ok(())
         })?;
     write_png(out, &wedge::sheet(wedge))?;
@@ -192,6 +214,16 @@ fn write(wedge: &Wedge, out: &Path) -> anyhow::Result<Written> {
         cells: wedge.cells.len(),
         columns: wedge.layout.columns,
         rows: wedge.layout.rows,
+        frames: frames_note(wedge),
         elapsed: Duration::ZERO,
     })
+}
+
+/// The frames pictured, for the summary: `frame 87 (1.45 s), picked where the cells differ
+/// most`.
+fn frames_note(wedge: &Wedge) -> String {
+    match wedge.frame_choice.reason() {
+        Some(why) => format!("{}, {why}", wedge.spec.frames_text()),
+        None => wedge.spec.frames_text(),
+    }
 }

@@ -13,8 +13,9 @@ use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::display::GlDisplay;
 use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Viewport};
 
-use super::{OrbitCamera, Overlays, Renderer, SceneData, View};
+use super::{GarmentView, OrbitCamera, Overlays, Renderer, SceneData, View};
 use crate::picture::Rgba;
+use crate::rig::motion::ClipMotion;
 use crate::rig::Scene;
 
 /// The Debian packages that provide windowless OpenGL.
@@ -149,6 +150,11 @@ impl Offscreen {
         })
     }
 
+    /// The pictures' width and height, pixels.
+    pub fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
     /// The renderer, to set how it draws (the window's quality trade-offs) or ask what it drew.
     pub fn renderer_mut(&mut self) -> &mut Renderer {
         &mut self.renderer
@@ -193,6 +199,10 @@ pub enum CameraSpec {
     Side,
     Back,
     ThreeQuarter,
+    /// Fitted to the garment over the clip ([`GarmentView`]), turning and moving with the
+    /// character. `None` until a run of the clip has fitted it ([`CameraSpec::fitted`]); until
+    /// then each picture fits the garment as it is at that frame.
+    Garment(Option<GarmentView>),
     /// World-space eye and target, metres.
     At {
         eye: Vec3,
@@ -201,7 +211,7 @@ pub enum CameraSpec {
 }
 
 impl CameraSpec {
-    /// Parses `front`, `side`, `back`, `three-quarter` or `eye=x,y,z:target=x,y,z`.
+    /// Parses `front`, `side`, `back`, `three-quarter`, `garment` or `eye=x,y,z:target=x,y,z`.
     pub fn parse(s: &str) -> Result<Self, String> {
         let s = s.trim();
         match s {
@@ -209,11 +219,12 @@ impl CameraSpec {
             "side" => return Ok(Self::Side),
             "back" => return Ok(Self::Back),
             "three-quarter" | "three_quarter" | "3/4" => return Ok(Self::ThreeQuarter),
+            "garment" => return Ok(Self::Garment(None)),
             _ => {}
         }
         let bad = || {
             format!(
-                "unknown camera `{s}`: use front, side, back, three-quarter or \
+                "unknown camera `{s}`: use front, side, back, three-quarter, garment or \
                  eye=x,y,z:target=x,y,z (metres)"
             )
         };
@@ -247,6 +258,7 @@ impl CameraSpec {
             Self::Side => "side".into(),
             Self::Back => "back".into(),
             Self::ThreeQuarter => "three-quarter".into(),
+            Self::Garment(_) => "garment".into(),
             Self::At { eye, target } => format!(
                 "eye_{}_{}_{}_target_{}_{}_{}",
                 eye.x, eye.y, eye.z, target.x, target.y, target.z
@@ -270,19 +282,42 @@ impl CameraSpec {
                 cam.yaw += std::f32::consts::FRAC_PI_4;
                 cam.pitch = 0.18;
             }
-            Self::At { eye, target } => {
-                let d = eye - target;
-                let distance = d.length();
-                cam.follow = false;
-                cam.offset = target.into();
-                cam.distance = distance;
-                cam.pitch = (d.y / distance).clamp(-1.0, 1.0).asin();
-                cam.yaw = d.x.atan2(d.z);
+            Self::Garment(view) => {
+                let view = view.or_else(|| {
+                    let p = scene.cloth().positions();
+                    GarmentView::fit(p, &[p], p.len(), GARMENT_ASPECT)
+                });
+                if let Some(v) = view {
+                    cam = v.camera(scene.root().matrix());
+                }
             }
+            Self::At { eye, target } => cam.look_from(eye, target),
         }
         cam
     }
+
+    /// This camera with a garment view fitted to `motions` (runs of the clip, see
+    /// [`crate::rig::motion::ClipMotion`]) for pictures of `width` x `height`; any other
+    /// camera, or a garment view already fitted, as it is.
+    pub fn fitted(self, motions: &[ClipMotion], width: u32, height: u32) -> Self {
+        match self {
+            Self::Garment(None) => {
+                let outline: Vec<Vec3> = motions
+                    .iter()
+                    .flat_map(|m| m.outline.iter().copied())
+                    .collect();
+                let paths: Vec<&[Vec3]> = motions.iter().map(|m| m.path.as_slice()).collect();
+                let per_row = motions.first().map_or(1, |m| m.followed);
+                let aspect = width as f32 / height.max(1) as f32;
+                Self::Garment(GarmentView::fit(&outline, &paths, per_row, aspect))
+            }
+            other => other,
+        }
+    }
 }
+
+/// The aspect a garment view fitted on one frame assumes (the pictures' usual 16:9).
+const GARMENT_ASPECT: f32 = 16.0 / 9.0;
 
 /// The highest frame number a picture may be asked for (10 minutes at 240 Hz).
 pub const MAX_FRAME: u64 = 144_000;
@@ -319,6 +354,8 @@ mod tests {
                 target: Vec3::new(0.0, 1.0, 0.0)
             })
         );
+        assert_eq!(CameraSpec::parse("garment"), Ok(CameraSpec::Garment(None)));
+        assert_eq!(CameraSpec::Garment(None).file_label(), "garment");
         assert!(CameraSpec::parse("top").is_err());
         assert!(CameraSpec::parse("eye=0,1:target=0,1,0").is_err());
         assert!(CameraSpec::parse("eye=1,1,1:target=1,1,1").is_err());

@@ -12,6 +12,7 @@ pub mod key_light;
 pub mod lit;
 pub mod lod;
 pub mod quality;
+pub mod trails;
 
 use glam::{Mat4 as GMat4, Quat, Vec3 as GVec3};
 use serde::{Deserialize, Serialize};
@@ -23,7 +24,7 @@ use three_d::{
 
 use crate::rig::Scene;
 use crate::sim::{Collider, FoldAxis, FoldLine, Topology};
-pub use camera::{OrbitCamera, View};
+pub use camera::{GarmentView, OrbitCamera, View};
 pub use fabric::FabricLook;
 use lit::Lit;
 pub use quality::Quality;

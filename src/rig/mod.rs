@@ -47,6 +47,7 @@ pub mod import;
 pub mod jacket;
 mod mesh;
 pub mod metrics;
+pub mod motion;
 mod nearest;
 mod retarget;
 mod roles;

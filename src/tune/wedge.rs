@@ -4,9 +4,16 @@
 //! Tools > Wedge both call [`run`]; the tuner maps a click on the sheet back to a cell with
 //! [`Layout::cell_at`].
 //!
+//! The sheet is made to show how the fabrics differ: by default each cell is seen by a camera
+//! fitted to the garment over the clip (the same for every cell), at the frame where the cells'
+//! hems and front edges are furthest apart, with the last second of their paths drawn over it
+//! as fading trails ([`crate::render::trails`]); `frames` gives a short filmstrip per cell
+//! instead.
+//!
 //! Every cell is independent of every other: its picture depends only on its own scene (each
-//! picture gets a fresh renderer) and its metrics only on its own run, so the sheet's bytes do
-//! not depend on how many threads there are or in which order the cells finish.
+//! picture gets a fresh renderer) and its metrics only on its own run; the shared camera and
+//! frame come from every cell's run of the clip, combined in sheet order. So the sheet's bytes
+//! do not depend on how many threads there are or in which order the cells finish.
 
 mod html;
 mod sheet;
@@ -25,8 +32,10 @@ use super::knobs::{combinations, KnobError, Setting, Sweep};
 use crate::picture::Rgba;
 use crate::preset::{Preset, PresetError};
 use crate::render::headless::{CameraSpec, HeadlessError, HeadlessGl, Offscreen};
+use crate::render::trails::draw_trails;
 use crate::render::{scene_data, Overlays};
 use crate::rig::metrics::{simulate_drawing, Drawing, Metrics};
+use crate::rig::motion::{clip_steps, most_different_step, trail_rows, ClipMotion, TrailBuffer};
 use crate::rig::{Character, Scene, SceneError};
 use crate::sim::{FabricParams, ParamError};
 
@@ -37,6 +46,12 @@ pub const MAX_SECONDS: f64 = 600.0;
 pub const MAX_CELL_SIZE: u32 = 4096;
 /// The smallest cell, pixels each way: below this the labels do not fit.
 pub const MIN_CELL_SIZE: u32 = 32;
+/// The most frames in one cell's filmstrip.
+pub const MAX_STRIP: usize = 8;
+/// Pixels between the frames of a cell's filmstrip.
+pub const STRIP_GAP: u32 = 4;
+/// The most frames in a cell's film for the page.
+pub const MAX_FILM: usize = 120;
 
 /// What to wedge: the preset, the knobs, and how each cell is pictured and measured.
 #[derive(Clone, Debug)]
@@ -53,12 +68,20 @@ pub struct WedgeSpec {
     pub sweeps: Vec<Sweep>,
     /// The clip, by name.
     pub clip: String,
-    /// The frame pictured: fixed steps from the clip start, as `render`'s `--frames`.
-    pub frame: u64,
+    /// The frames pictured, fixed steps from the clip start as `render`'s `--frames`: one, or
+    /// a filmstrip of a few side by side in each cell. Empty: the one frame where the cells
+    /// differ most ([`FrameChoice`]).
+    pub frames: Vec<u64>,
+    /// Draw the last second of the hem's and the front edges' paths over each picture.
+    pub trails: bool,
+    /// Frames of each cell's film for the page (0: none): one run of the clip, evenly
+    /// spaced, each at half the cell's size ([`WedgeSpec::film_size`]).
+    pub film: usize,
     /// Simulated seconds of each cell's metrics run.
     pub seconds: f64,
+    /// The camera; a garment camera is fitted once to every cell's run of the clip.
     pub camera: CameraSpec,
-    /// Each cell's picture, pixels.
+    /// Each cell's picture (each frame of a filmstrip), pixels.
     pub cell_width: u32,
     pub cell_height: u32,
     /// Allow more than [`crate::tune::knobs::MAX_CELLS`] cells.
@@ -76,6 +99,10 @@ pub enum WedgeError {
     UnknownClip { clip: String, clips: Vec<String> },
     #[error("frame {frame} is out of range (0 to {MAX_FRAME})")]
     Frame { frame: u64 },
+    #[error("{count} frames for a filmstrip: give at most {MAX_STRIP}")]
+    Strip { count: usize },
+    #[error("a film of {count} frames: give 2 to {MAX_FILM} (or 0 for none)")]
+    Film { count: usize },
     #[error(
         "the metrics run must be more than 0 and at most {MAX_SECONDS} seconds, got {seconds}"
     )]
@@ -115,15 +142,46 @@ pub struct Cell {
     pub setting: Setting,
     /// The preset's knobs with the setting applied.
     pub params: FabricParams,
-    /// The cell's picture, `cell_width` x `cell_height`.
+    /// The cell's picture: its frames side by side, each `cell_width` x `cell_height`,
+    /// [`STRIP_GAP`] apart.
     pub image: Rgba,
+    /// The cell's film for the page: its frames side by side, each
+    /// [`WedgeSpec::film_size`]; `None` when the spec asks for none.
+    pub film: Option<Rgba>,
     pub metrics: Metrics,
 }
 
-/// A finished wedge: the cells in sheet order (row by row, left to right).
+/// How a wedge's frames were chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameChoice {
+    /// Given in the spec.
+    Given,
+    /// Where the cells' hems and front edges are furthest apart over one run of the clip.
+    MostDifferent,
+    /// The cells never differ (one cell, or knobs that change nothing): where the hem and
+    /// front edges move fastest.
+    PeakMotion,
+}
+
+impl FrameChoice {
+    /// Why the frame was picked, for the sheet and the summary; `None` when it was given.
+    pub fn reason(self) -> Option<&'static str> {
+        match self {
+            Self::Given => None,
+            Self::MostDifferent => Some("picked where the cells differ most"),
+            Self::PeakMotion => Some("picked where the hem moves fastest"),
+        }
+    }
+}
+
+/// A finished wedge: the cells in sheet order (row by row, left to right). Its spec holds
+/// the frames pictured and the camera as fitted.
 #[derive(Clone, Debug)]
 pub struct Wedge {
     pub spec: WedgeSpec,
+    pub frame_choice: FrameChoice,
+    /// The clip time one run through it covers (the cells' films), seconds.
+    pub clip_seconds: f64,
     pub layout: Layout,
     pub cells: Vec<Cell>,
 }
@@ -143,8 +201,16 @@ impl WedgeSpec {
                 clips: character.clip_names().map(str::to_string).collect(),
             });
         }
-        if self.frame > MAX_FRAME {
-            return Err(WedgeError::Frame { frame: self.frame });
+        if let Some(&frame) = self.frames.iter().find(|&&f| f > MAX_FRAME) {
+            return Err(WedgeError::Frame { frame });
+        }
+        if self.film == 1 || self.film > MAX_FILM {
+            return Err(WedgeError::Film { count: self.film });
+        }
+        if self.frames.len() > MAX_STRIP {
+            return Err(WedgeError::Strip {
+                count: self.frames.len(),
+            });
         }
         if !(self.seconds.is_finite() && self.seconds > 0.0 && self.seconds <= MAX_SECONDS) {
             return Err(WedgeError::Seconds {
@@ -184,10 +250,39 @@ impl WedgeSpec {
         Ok(cells)
     }
 
-    /// The sheet's layout for this spec: the first knob's values across, the other knobs'
-    /// combinations down, the header wrapped to the sheet's width.
+    /// The sheet's layout for this spec with its frames as given: the first knob's values
+    /// across, the other knobs' combinations down, the header wrapped to the sheet's width.
     pub fn layout(&self) -> Layout {
-        sheet::layout_for(self)
+        sheet::layout_for(self, FrameChoice::Given)
+    }
+
+    /// The size of each frame of a cell's film: half the cell's, at least
+    /// [`MIN_CELL_SIZE`] each way.
+    pub fn film_size(&self) -> (u32, u32) {
+        (
+            (self.cell_width / 2).max(MIN_CELL_SIZE),
+            (self.cell_height / 2).max(MIN_CELL_SIZE),
+        )
+    }
+
+    /// The width of a cell's picture: its filmstrip's frames and the gaps between them.
+    pub fn strip_width(&self) -> u32 {
+        let n = self.frames.len().max(1) as u32;
+        n * self.cell_width + (n - 1) * STRIP_GAP
+    }
+
+    /// The frames as the sheet and the summary name them, with their clip times: `frame 60
+    /// (1.00 s)` or `frames 30, 60 (0.50, 1.00 s)`.
+    pub fn frames_text(&self) -> String {
+        let hz = self.preset.params.timestep_hz as f64;
+        let list: Vec<String> = self.frames.iter().map(u64::to_string).collect();
+        let seconds: Vec<String> = self
+            .frames
+            .iter()
+            .map(|&f| format!("{:.2}", f as f64 / hz))
+            .collect();
+        let name = if list.len() == 1 { "frame" } else { "frames" };
+        format!("{name} {} ({} s)", list.join(", "), seconds.join(", "))
     }
 
     /// The preset file's name as the sheet shows it (`tweed.json`).
@@ -199,11 +294,12 @@ impl WedgeSpec {
     }
 }
 
-/// Runs a wedge: checks `spec` ([`WedgeSpec::check`]), then simulates every cell. The
-/// pictures' scenes are stepped and the metrics run on rayon's threads while this thread,
-/// which holds the one GL context, draws each picture as its scene arrives. `progress(done,
-/// total)` is called (from any thread) after each picture and each metrics run: `total` is
-/// twice the cell count. Setting `cancel` stops the wedge soon with [`WedgeError::Cancelled`].
+/// Runs a wedge: checks `spec` ([`WedgeSpec::check`]), runs every cell through the clip
+/// once when the camera or the frame depends on it ([`settle_view`]), then pictures and
+/// measures every cell. The pictures' scenes are stepped and the metrics run on rayon's
+/// threads while this thread, which holds the one GL context, draws each picture as its scene
+/// arrives. `progress(done, total)` is called (from any thread) after each clip run, picture
+/// and metrics run. Setting `cancel` stops the wedge soon with [`WedgeError::Cancelled`].
 pub fn run(
     character: Arc<Character>,
     spec: &WedgeSpec,
@@ -214,8 +310,6 @@ pub fn run(
     let gl = HeadlessGl::new()?;
     let mut offscreen = Offscreen::new(&gl, spec.cell_width, spec.cell_height)?;
     let n = cells.len();
-    let done = AtomicUsize::new(0);
-    let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, 2 * n);
     let presets: Vec<Preset> = cells
         .iter()
         .map(|(_, params)| Preset {
@@ -223,28 +317,45 @@ pub fn run(
             ..spec.preset.clone()
         })
         .collect();
+    let runs = if needs_clip_runs(spec) { n } else { 0 };
+    let strip = spec.frames.len().max(1);
+    let films = if spec.film > 0 { n } else { 0 };
+    let total = runs + n * strip + n + films;
+    let done = AtomicUsize::new(0);
+    let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+    let (spec, frame_choice) = settle_view(&character, spec, &presets, &tick, cancel)?;
+    let spec = &spec;
+    let pictures = n * strip;
     // Room for one waiting scene per thread: the stepping runs ahead of the drawing by that
     // much and no further, so at most a handful of scenes are alive at once.
     let threads = rayon::current_num_threads().max(1);
-    let (tx, rx) = sync_channel::<(usize, Scene)>(threads);
-    let mut images: Vec<Option<Rgba>> = vec![None; n];
+    let (tx, rx) = sync_channel::<Stepped>(threads);
+    let mut images: Vec<Option<Rgba>> = vec![None; pictures];
+    let mut film_images: Vec<Option<Rgba>> = vec![None; n];
+    let mut film_target = if spec.film > 0 {
+        let (w, h) = spec.film_size();
+        Some(Offscreen::new(&gl, w, h)?)
+    } else {
+        None
+    };
     let work = std::thread::scope(|s| {
         // Its own thread, so the rayon work (which may use the calling thread when it is a
         // rayon worker) never runs on the GL thread and the drawing starts at once.
         let worker = s.spawn(|| {
-            (0..2 * n)
+            (0..pictures + n)
                 .into_par_iter()
                 .map_with(tx, |tx, task| {
                     if cancel.load(Ordering::Relaxed) {
                         return Ok(None);
                     }
-                    if task < n {
-                        let scene = scene_at(&character, &presets[task], spec, task, cancel)?;
+                    if task < pictures {
+                        let (cell, frame) = (task / strip, spec.frames[task % strip]);
+                        let stepped = scene_at(&character, &presets[cell], spec, cell, frame)?;
                         // A closed channel means the drawing stopped (cancelled): nothing to do.
-                        let _ = tx.send((task, scene));
+                        let _ = tx.send((task, stepped.0, stepped.1));
                         Ok(None)
                     } else {
-                        let i = task - n;
+                        let i = task - pictures;
                         // The cells' pictures are drawn apart: nothing between the steps.
                         let m = simulate_drawing(
                             character.clone(),
@@ -265,24 +376,39 @@ pub fn run(
                 .collect::<Result<Vec<Option<Metrics>>, WedgeError>>()
         });
         draw_scenes(rx, &mut offscreen, spec, &mut images, &tick, cancel);
-        worker
+        let films = match film_target.as_mut() {
+            Some(target) => draw_films(&character, &presets, spec, target, &tick, cancel)
+                .map(|f| film_images = f),
+            None => Ok(()),
+        };
+        let work = worker
             .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        films.and(work)
     });
     let metrics = work?;
     if cancel.load(Ordering::Relaxed) {
         return Err(WedgeError::Cancelled);
     }
+    let strips = images.chunks(strip).map(|frames| {
+        frames
+            .iter()
+            .cloned()
+            .collect::<Option<Vec<Rgba>>>()
+            .map(join_strip)
+    });
     let cells = cells
         .into_iter()
-        .zip(images)
-        .zip(metrics.into_iter().skip(n))
+        .zip(strips)
+        .zip(metrics.into_iter().skip(pictures))
+        .zip(film_images)
         .map(
-            |(((setting, params), image), metrics)| match (image, metrics) {
+            |((((setting, params), image), metrics), film)| match (image, metrics) {
                 (Some(image), Some(metrics)) => Ok(Cell {
                     setting,
                     params,
                     image,
+                    film,
                     metrics,
                 }),
                 // Only a cancel leaves a cell without its picture or metrics.
@@ -292,34 +418,167 @@ pub fn run(
         .collect::<Result<Vec<Cell>, WedgeError>>()?;
     Ok(Wedge {
         spec: spec.clone(),
-        layout: spec.layout(),
+        frame_choice,
+        clip_seconds: clip_steps(&character, &spec.preset, &spec.clip) as f64
+            / spec.preset.params.timestep_hz as f64,
+        layout: sheet::layout_for(spec, frame_choice),
         cells,
     })
 }
 
-/// A cell's scene stepped from the clip start to the spec's frame, as `render` steps it.
+/// Whether the wedge runs each cell through the clip first: to pick its frame or to fit a
+/// garment camera.
+fn needs_clip_runs(spec: &WedgeSpec) -> bool {
+    spec.frames.is_empty() || spec.camera == CameraSpec::Garment(None)
+}
+
+/// The spec with its frames and camera settled: every cell run once through the clip (on
+/// rayon's threads, combined in sheet order) when the frame is to be picked or a garment
+/// camera fitted; the frame where the cells differ most, or where the hem moves fastest
+/// when they never differ.
+fn settle_view(
+    character: &Arc<Character>,
+    spec: &WedgeSpec,
+    presets: &[Preset],
+    tick: &(dyn Fn() + Sync),
+    cancel: &AtomicBool,
+) -> Result<(WedgeSpec, FrameChoice), WedgeError> {
+    if !needs_clip_runs(spec) {
+        return Ok((spec.clone(), FrameChoice::Given));
+    }
+    let stop = || cancel.load(Ordering::Relaxed);
+    let motions = presets
+        .par_iter()
+        .enumerate()
+        .map(|(cell, preset)| {
+            let m = ClipMotion::of_clip(character.clone(), preset, &spec.clip, &stop).map_err(
+                |source| WedgeError::Scene {
+                    cell,
+                    clip: spec.clip.clone(),
+                    source,
+                },
+            );
+            tick();
+            m
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if stop() {
+        return Err(WedgeError::Cancelled);
+    }
+    let (frames, choice) = if !spec.frames.is_empty() {
+        (spec.frames.clone(), FrameChoice::Given)
+    } else if let Some(t) = most_different_step(&motions) {
+        (vec![t as u64], FrameChoice::MostDifferent)
+    } else {
+        let t = motions.first().map_or(0, ClipMotion::peak_motion_step);
+        (vec![t as u64], FrameChoice::PeakMotion)
+    };
+    let settled = WedgeSpec {
+        frames,
+        camera: spec
+            .camera
+            .fitted(&motions, spec.cell_width, spec.cell_height),
+        ..spec.clone()
+    };
+    Ok((settled, choice))
+}
+
+/// A picture's scene, ready to draw: its task number (cell and frame) and the trail behind it.
+type Stepped = (usize, Scene, Option<TrailBuffer>);
+
+/// A cell's scene stepped from the clip start to `frame`, as `render` steps it, with the last
+/// second of its hem and front edges when the spec draws trails.
 fn scene_at(
     character: &Arc<Character>,
     preset: &Preset,
     spec: &WedgeSpec,
     cell: usize,
-    cancel: &AtomicBool,
-) -> Result<Scene, WedgeError> {
+    frame: u64,
+) -> Result<(Scene, Option<TrailBuffer>), WedgeError> {
     let mut scene =
         Scene::new(character.clone(), preset, &spec.clip).map_err(|source| WedgeError::Scene {
             cell,
             clip: spec.clip.clone(),
             source,
         })?;
-    while scene.steps() < spec.frame && !cancel.load(Ordering::Relaxed) {
-        scene.step();
+    let mut trail = spec
+        .trails
+        .then(|| TrailBuffer::new(&scene, trail_rows(preset)));
+    if let Some(t) = trail.as_mut() {
+        t.push(&scene);
     }
-    Ok(scene)
+    while scene.steps() < frame {
+        scene.step();
+        if let Some(t) = trail.as_mut() {
+            t.push(&scene);
+        }
+    }
+    Ok((scene, trail))
 }
 
-/// The GL thread's half of [`run`]: draws each scene that arrives into its cell's picture.
+/// A cell's frames side by side, [`STRIP_GAP`] apart.
+fn join_strip(frames: Vec<Rgba>) -> Rgba {
+    let mut frames = frames.into_iter();
+    let first = frames.next().unwrap_or(Rgba {
+        width: 0,
+        height: 0,
+        pixels: Vec::new(),
+    });
+    frames.fold(first, |strip, next| {
+        strip.beside(&next, STRIP_GAP, sheet::background())
+    })
+}
+
+/// Each cell's film, drawn on the GL thread once the pictures are done: the cell run once
+/// through the clip, [`WedgeSpec::film`] frames evenly spaced from its start to its end, side
+/// by side. No trails: the film shows the motion itself.
+fn draw_films(
+    character: &Arc<Character>,
+    presets: &[Preset],
+    spec: &WedgeSpec,
+    target: &mut Offscreen,
+    tick: &dyn Fn(),
+    cancel: &AtomicBool,
+) -> Result<Vec<Option<Rgba>>, WedgeError> {
+    let look = spec.preset.look;
+    let mut overlays = Overlays::default();
+    overlays.set_all_debug(false);
+    let mut films = Vec::with_capacity(presets.len());
+    for (cell, preset) in presets.iter().enumerate() {
+        let steps = clip_steps(character, preset, &spec.clip);
+        let mut scene = Scene::new(character.clone(), preset, &spec.clip).map_err(|source| {
+            WedgeError::Scene {
+                cell,
+                clip: spec.clip.clone(),
+                source,
+            }
+        })?;
+        let mut film: Option<Rgba> = None;
+        for k in 0..spec.film as u64 {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(WedgeError::Cancelled);
+            }
+            let at = k * steps / (spec.film as u64 - 1).max(1);
+            while scene.steps() < at {
+                scene.step();
+            }
+            let camera = spec.camera.camera(&scene);
+            let frame = target.draw(&camera, &scene_data(&mut scene, look), &overlays);
+            film = Some(match film {
+                Some(f) => f.beside(&frame, 0, sheet::background()),
+                None => frame,
+            });
+        }
+        films.push(film);
+        tick();
+    }
+    Ok(films)
+}
+
+/// The GL thread's half of [`run`]: draws each scene that arrives into its picture, with its
+/// trail over it.
 fn draw_scenes(
-    scenes: std::sync::mpsc::Receiver<(usize, Scene)>,
+    scenes: std::sync::mpsc::Receiver<Stepped>,
     offscreen: &mut Offscreen,
     spec: &WedgeSpec,
     images: &mut [Option<Rgba>],
@@ -330,13 +589,17 @@ fn draw_scenes(
     // As `render` with no `--overlay`: body, jacket and shadows, no debug drawing.
     let mut overlays = Overlays::default();
     overlays.set_all_debug(false);
-    for (i, mut scene) in scenes {
+    for (i, mut scene, trail) in scenes {
         if cancel.load(Ordering::Relaxed) {
             // Dropping the receiver makes the remaining sends fail fast.
             return;
         }
         let camera = spec.camera.camera(&scene);
-        images[i] = Some(offscreen.draw(&camera, &scene_data(&mut scene, look), &overlays));
+        let mut image = offscreen.draw(&camera, &scene_data(&mut scene, look), &overlays);
+        if let Some(trail) = &trail {
+            draw_trails(&mut image, &camera, scene.root().matrix(), trail);
+        }
+        images[i] = Some(image);
         tick();
     }
 }
@@ -348,10 +611,10 @@ impl Wedge {
         let cell = self.cells.get(i)?;
         let base = &self.spec.preset;
         let mut description = format!(
-            "Cell {i} of a wedge of {} on clip `{}`, frame {}: {}.",
+            "Cell {i} of a wedge of {} on clip `{}` at {}: {}.",
             self.spec.preset_file_name(),
             self.spec.clip,
-            self.spec.frame,
+            self.spec.frames_text(),
             cell.setting
         );
         if !base.description.is_empty() {
@@ -363,6 +626,11 @@ impl Wedge {
             params: cell.params.clone(),
             ..base.clone()
         })
+    }
+
+    /// The file name of cell `i`'s film in the cells' folder: `cell_003_film.png`.
+    pub fn film_file_name(&self, i: usize) -> String {
+        self.cell_file_name(i).replace(".json", "_film.png")
     }
 
     /// The file name of cell `i`'s preset in the cells' folder: `cell_003.json` (zero-padded
@@ -398,7 +666,9 @@ mod tests {
             character_label: None,
             sweeps: knobs.iter().map(|k| Sweep::parse(k).unwrap()).collect(),
             clip: "dodge".into(),
-            frame: 30,
+            frames: vec![30],
+            trails: true,
+            film: 0,
             seconds: 1.0,
             camera: CameraSpec::Front,
             cell_width: 96,
@@ -432,8 +702,12 @@ mod tests {
         let e = s.check(&c).unwrap_err().to_string();
         assert!(e.contains("`moonwalk`") && e.contains("dodge"), "{e}");
         let mut s = spec(&["damping=0.01:0.03:3"]);
-        s.frame = MAX_FRAME + 1;
+        s.frames = vec![10, MAX_FRAME + 1];
         assert!(matches!(s.check(&c), Err(WedgeError::Frame { .. })));
+        let mut s = spec(&["damping=0.01:0.03:3"]);
+        s.frames = (0..=MAX_STRIP as u64).collect();
+        let e = s.check(&c).unwrap_err().to_string();
+        assert!(e.contains("9 frames") && e.contains("at most 8"), "{e}");
         let mut s = spec(&["damping=0.01:0.03:3"]);
         s.seconds = 0.0;
         assert!(matches!(s.check(&c), Err(WedgeError::Seconds { .. })));

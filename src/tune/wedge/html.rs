@@ -17,17 +17,17 @@ pub fn html(wedge: &Wedge, sheet_src: &str, cells_dir: &str) -> String {
     let l = &wedge.layout;
     let mut out = String::new();
     let title = format!(
-        "Wedge: {} ({}) on {}, frame {}",
+        "Wedge: {} ({}) on {}, {}",
         s.preset.name,
         s.preset_file_name(),
         s.clip,
-        s.frame
+        s.frames_text()
     );
     let _ = write!(
         out,
         "<!doctype html>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n\
          <style>body{{font-family:sans-serif;background:#222;color:#ddd}} \
-         img{{max-width:100%;border:1px solid #555}} a{{color:#8cf}} \
+         img{{max-width:100%;height:auto;border:1px solid #555}} a{{color:#8cf}} \
          table{{border-collapse:collapse;font-size:90%}} td,th{{padding:2px 6px;border-bottom:1px solid #444;text-align:right}} \
          th{{position:sticky;top:0;background:#333}} tr:target{{background:#454}} .k{{color:#fc8}}</style>\n\
          <h1>{t}</h1>\n<p>{cells} cells, {cols} across by {rows} down; metrics over {secs} s of the clip. \
@@ -58,8 +58,61 @@ pub fn html(wedge: &Wedge, sheet_src: &str, cells_dir: &str) -> String {
         );
     }
     out.push_str("</map>\n");
+    films(&mut out, wedge, cells_dir);
     metrics_table(&mut out, wedge, cells_dir);
     out
+}
+
+/// The cells' films, when the wedge made them: one grid laid out as the sheet, every film a
+/// strip of frames of which a window shows one, all moved together by one timer and one
+/// scrubber. Plain files and a few lines of script: the page plays from disk, no server.
+fn films(out: &mut String, wedge: &Wedge, cells_dir: &str) {
+    let s = &wedge.spec;
+    if s.film < 2 || wedge.cells.iter().any(|c| c.film.is_none()) {
+        return;
+    }
+    let (fw, fh) = s.film_size();
+    let (n, seconds) = (s.film, wedge.clip_seconds);
+    let _ = writeln!(
+        out,
+        "<h2 id=\"motion\">Motion</h2>\n<p>Each cell's clip ({seconds:.2} s, {n} frames), every cell in step. \
+         <button id=\"play\">Pause</button> <input type=\"range\" id=\"scrub\" min=\"0\" \
+         max=\"{last}\" value=\"0\" style=\"width:40%\"> <span id=\"time\">0.00 s</span></p>\n\
+         <style>.films{{display:grid;gap:4px;grid-template-columns:repeat({cols},{fw}px)}} \
+         .film{{width:{fw}px;height:{fh}px;overflow:hidden}} \
+         .film img{{max-width:none;border:0;display:block}}</style>\n<div class=\"films\">",
+        last = n - 1,
+        cols = wedge.layout.columns,
+    );
+    for i in 0..wedge.cells.len() {
+        let src = format!("{cells_dir}/{}", wedge.film_file_name(i));
+        let _ = writeln!(
+            out,
+            "<a class=\"film\" href=\"#cell-{i}\" title=\"{}\"><img src=\"{}\" width=\"{}\" \
+             height=\"{fh}\" alt=\"cell {i}'s clip\"></a>",
+            escape(&wedge.cells[i].setting.to_string()),
+            escape(&src),
+            fw as usize * n,
+        );
+    }
+    let _ = writeln!(
+        out,
+        "</div>\n<script>\n(function () {{\n\
+         var n = {n}, fw = {fw}, seconds = {seconds}, k = 0, playing = true;\n\
+         var imgs = document.querySelectorAll('.film img');\n\
+         var scrub = document.getElementById('scrub'), play = document.getElementById('play');\n\
+         var time = document.getElementById('time');\n\
+         function show(i) {{\n  k = i; scrub.value = i;\n  \
+         time.textContent = (i * seconds / (n - 1)).toFixed(2) + ' s';\n  \
+         imgs.forEach(function (img) {{ img.style.marginLeft = (-i * fw) + 'px'; }});\n}}\n\
+         scrub.addEventListener('input', function () {{\n  \
+         playing = false; play.textContent = 'Play'; show(+scrub.value);\n}});\n\
+         play.addEventListener('click', function () {{\n  \
+         playing = !playing; play.textContent = playing ? 'Pause' : 'Play';\n}});\n\
+         setInterval(function () {{ if (playing) show((k + 1) % n); }}, \
+         1000 * seconds / (n - 1));\n\
+         }})();\n</script>"
+    );
 }
 
 /// The table: a row per cell, knob columns first, then every metric in `Metrics`' own order.

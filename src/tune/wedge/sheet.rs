@@ -7,7 +7,7 @@ use ab_glyph::{point, Font, FontArc, GlyphId, PxScale, ScaleFont};
 
 use std::sync::OnceLock;
 
-use super::{Wedge, WedgeSpec};
+use super::{FrameChoice, Wedge, WedgeSpec};
 use crate::picture::Rgba;
 use crate::tune::knobs::{value_text, Sweep};
 
@@ -159,6 +159,11 @@ const LABEL_BACKGROUND: [u8; 3] = [40, 40, 46];
 const TEXT: [u8; 3] = [236, 236, 236];
 const DIM_TEXT: [u8; 3] = [150, 150, 160];
 
+/// The sheet's background, between the cells and a filmstrip's frames.
+pub(super) fn background() -> [u8; 4] {
+    opaque(BACKGROUND)
+}
+
 /// The contact sheet of a wedge: the header, then every cell's picture with its knob values
 /// beneath. The same wedge gives the same pixels.
 pub fn sheet(wedge: &Wedge) -> Rgba {
@@ -241,16 +246,22 @@ fn label_lines(cell: &super::Cell) -> Vec<String> {
 /// Between the parts of a header line.
 const SEPARATOR: &str = "  ·  ";
 
-/// The header's parts in two groups: what was wedged (preset, clip, frame, camera), then
-/// which knob goes which way.
-fn header_parts(spec: &WedgeSpec) -> [Vec<String>; 2] {
-    let seconds = spec.frame as f64 / spec.preset.params.timestep_hz as f64;
+/// The header's parts in two groups: what was wedged (preset, clip, frames and how they were
+/// chosen, camera, trails), then which knob goes which way.
+fn header_parts(spec: &WedgeSpec, choice: FrameChoice) -> [Vec<String>; 2] {
+    let frames = match choice.reason() {
+        Some(why) => format!("{}, {why}", spec.frames_text()),
+        None => spec.frames_text(),
+    };
     let mut what = vec![
         format!("{} ({})", spec.preset.name, spec.preset_file_name()),
         format!("clip {}", spec.clip),
-        format!("frame {} ({seconds:.2} s)", spec.frame),
+        frames,
         format!("{} camera", spec.camera.file_label()),
     ];
+    if spec.trails {
+        what.push("trails: the last second of the hem and front edges".into());
+    }
     if let Some(c) = &spec.character_label {
         what.push(format!("on {c}"));
     }
@@ -284,10 +295,10 @@ fn header_parts(spec: &WedgeSpec) -> [Vec<String>; 2] {
 
 /// The header as it is drawn: each group's parts joined on a line while they fit in `room`
 /// pixels at `px`, else on the next line; `true` for the dimmer lines of the second group.
-fn header_lines(spec: &WedgeSpec, px: f32, room: f32) -> Vec<(String, bool)> {
+fn header_lines(spec: &WedgeSpec, choice: FrameChoice, px: f32, room: f32) -> Vec<(String, bool)> {
     let font = font();
     let mut lines = Vec::new();
-    for (group, parts) in header_parts(spec).into_iter().enumerate() {
+    for (group, parts) in header_parts(spec, choice).into_iter().enumerate() {
         let mut line = String::new();
         for part in parts {
             let joined = format!("{line}{SEPARATOR}{part}");
@@ -306,15 +317,15 @@ fn header_lines(spec: &WedgeSpec, px: f32, room: f32) -> Vec<(String, bool)> {
     lines
 }
 
-/// The sheet's layout for `spec`: the first knob's values across, the header wrapped to the
-/// sheet's width.
-pub(super) fn layout_for(spec: &WedgeSpec) -> Layout {
+/// The sheet's layout for `spec` with its frames chosen by `choice`: the first knob's values
+/// across, each cell as wide as its filmstrip, the header wrapped to the sheet's width.
+pub(super) fn layout_for(spec: &WedgeSpec, choice: FrameChoice) -> Layout {
     let columns = spec.sweeps.first().map_or(1, |s| s.values.len());
     let cells = spec.sweeps.iter().map(|s| s.values.len()).product();
     let knobs = spec.sweeps.len();
-    let (w, h) = (spec.cell_width, spec.cell_height);
+    let (w, h) = (spec.strip_width(), spec.cell_height);
     let one_line = Layout::new(columns, cells, w, h, knobs, 1);
-    let lines = header_lines(spec, one_line.header_px, one_line.header_room());
+    let lines = header_lines(spec, choice, one_line.header_px, one_line.header_room());
     Layout::new(columns, cells, w, h, knobs, lines.len())
 }
 
@@ -326,7 +337,12 @@ fn draw_header(img: &mut Rgba, font: &FontArc, wedge: &Wedge) {
         width: l.width(),
         height: l.header_height,
     };
-    let lines = header_lines(&wedge.spec, l.header_px, l.header_room());
+    let lines = header_lines(
+        &wedge.spec,
+        wedge.frame_choice,
+        l.header_px,
+        l.header_room(),
+    );
     // A single part wider than the sheet (a narrow sheet) is shrunk to fit, like the labels.
     let widest = lines
         .iter()
