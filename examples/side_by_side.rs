@@ -28,7 +28,8 @@ use glam::{Quat, Vec3};
 use serde_json::Value;
 
 /// The panel: columns along X, rows down, 5 cm apart, hanging from its top row.
-const GRID: GridSize = GridSize { cols: 9, rows: 10 };
+const COLS: usize = 9;
+const ROWS: usize = 10;
 const SPACING: f32 = 0.05;
 /// Output frames a second (and the engine step).
 const FPS: f32 = 60.0;
@@ -80,7 +81,7 @@ fn motions() -> Vec<Motion> {
 /// The panel's rest positions, and its start tilted about the top edge toward +Z.
 fn panel(tilt_deg: f32) -> (Vec<Vec3>, Vec<Vec3>) {
     let top_left = Vec3::new(-0.2, 1.5, 0.0);
-    let rest = Topology::flat_grid(GRID.cols, GRID.rows, SPACING, top_left).rest;
+    let rest = Topology::flat_grid(COLS, ROWS, SPACING, top_left).rest;
     let tilt = Quat::from_rotation_x(-tilt_deg.to_radians());
     let start = rest
         .iter()
@@ -102,7 +103,7 @@ fn comparable(params: &FabricParams) -> FabricParams {
 /// Our solver on one motion: the positions after every frame.
 fn run_ours(params: &FabricParams, m: &Motion) -> Vec<Vec<Vec3>> {
     let (rest, start) = panel(m.tilt_deg);
-    let topo = Topology::from_grid(GRID.cols, GRID.rows, rest.clone()).expect("a valid panel");
+    let topo = Topology::from_grid(COLS, ROWS, rest.clone()).expect("a valid panel");
     let mut cloth = Cloth::new(topo, params);
     cloth.reset_to(&start).expect("finite start");
     let mut reference = rest.clone();
@@ -155,8 +156,8 @@ impl Measured {
 /// than [`SETTLE_SPEED`] relative to its reference and stays so; stretch is the largest
 /// vertical link's excess over its rest length.
 fn measure(frames: &[Vec<Vec3>], m: &Motion) -> Measured {
-    let cols = GRID.cols;
-    let hem = (GRID.rows - 1) * cols;
+    let cols = COLS;
+    let hem = (ROWS - 1) * cols;
     let (rest, _) = panel(0.0);
     let offsets = |f: usize| -> Vec<Vec3> {
         (hem..hem + cols)
@@ -196,7 +197,7 @@ fn measure(frames: &[Vec<Vec3>], m: &Motion) -> Measured {
 /// positions and the motion.
 fn write_jolt_inputs(dir: &Path, settings: &Value, m: &Motion) -> std::io::Result<()> {
     let sb = &settings["properties"]["SoftBodyCreationSettings"];
-    let mut s = format!("cols {}\nrows {}\n", GRID.cols, GRID.rows);
+    let mut s = format!("cols {}\nrows {}\n", COLS, ROWS);
     for key in ["mNumIterations", "mLinearDamping", "mGravityFactor"] {
         let _ = writeln!(s, "{key} {}", sb[key]);
     }
@@ -266,7 +267,7 @@ fn run_jolt(bin: &Path, dir: &Path) -> Result<Vec<Vec<Vec3>>, String> {
                 .split_whitespace()
                 .filter_map(|x| x.parse().ok())
                 .collect();
-            if v.len() != 3 * GRID.cols * GRID.rows {
+            if v.len() != 3 * COLS * ROWS {
                 return Err(format!(
                     "{}: a frame has {} numbers",
                     trace.display(),
@@ -318,14 +319,14 @@ fn main() -> Result<(), String> {
             ..loaded.clone()
         },
         None,
-        GRID,
+        GridSize::panel(COLS, ROWS, SPACING),
     )
     .map_err(|e| e.to_string())?;
     let settings: Value =
         serde_json::from_str(&export.files[0].contents).map_err(|e| e.to_string())?;
     println!(
         "{} on a {} x {} panel, 5 cm apart, {FPS} Hz frames",
-        loaded.name, GRID.cols, GRID.rows
+        loaded.name, COLS, ROWS
     );
     println!("| motion | solver | settle s | hem swing peak cm | vertical stretch max % |\n|---|---|---|---|---|");
     for (i, m) in motions().iter().enumerate() {
