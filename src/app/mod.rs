@@ -17,7 +17,7 @@ pub mod document;
 mod fold_panel;
 pub mod paint;
 mod panels;
-mod params_panel;
+pub mod params_panel;
 pub mod playback;
 pub mod plots;
 mod recovery;
