@@ -304,3 +304,19 @@ fn the_hood_knobs_sit_in_their_own_group_say_what_they_affect_and_undo() {
     h.run();
     assert_eq!(h.state().scene().params().hood_swing_limit_deg, before);
 }
+
+#[test]
+fn the_params_panel_shows_the_garments_mass_from_its_areal_density() {
+    // What the engine exports give the garment: its rest area times the areal density.
+    let mut h = harness();
+    let area = cloth_tuner::sim::mass::rest_area_m2(h.state().scene().cloth().topology());
+    let gsm = h.state().params().areal_density_gsm;
+    let text = cloth_tuner::app::params_panel::total_mass_text(gsm, area);
+    assert!(h.query_by_label(&text).is_some(), "no label {text:?}");
+    h.get_by_role_and_label(Role::Slider, "Areal density")
+        .set_value_accesskit(1000.0);
+    h.run();
+    let heavier = cloth_tuner::app::params_panel::total_mass_text(1000.0, area);
+    assert!(h.query_by_label(&heavier).is_some(), "no label {heavier:?}");
+    assert!(heavier.contains(&format!("{:.2} kg", area)), "{heavier}");
+}

@@ -309,7 +309,7 @@ fn every_engine_export_carries_the_painted_values() {
     let plain = tweed();
     for engine in Engine::ALL {
         let out = export_for_engine(engine, &p, None, GridSize::builtin_jacket()).unwrap();
-        let doc: Value = serde_json::from_str(&out.files[0].contents).unwrap();
+        let doc: Value = serde_json::from_str(&out.envelope().contents).unwrap();
         // Chaos reads centimetres.
         let unit = if engine == Engine::Chaos { 100.0 } else { 1.0 };
         for (i, m) in [(edge, 0.0625), (inner, 0.5)] {
@@ -319,8 +319,11 @@ fn every_engine_export_carries_the_painted_values() {
                 "{engine}: particle {i} is {got}"
             );
         }
-        let csv = &out.files[1];
-        assert_eq!(csv.extension, "particles.csv");
+        let csv = out
+            .files
+            .iter()
+            .find(|f| f.extension == "particles.csv")
+            .unwrap();
         let line = csv.contents.lines().nth(1 + inner).unwrap();
         assert!(
             line.starts_with(&format!("{inner},5,8,0,0,0.5,")),
@@ -328,7 +331,7 @@ fn every_engine_export_carries_the_painted_values() {
         );
         // An unpainted particle keeps the curve's value.
         let base = export_for_engine(engine, &plain, None, GridSize::builtin_jacket()).unwrap();
-        let base: Value = serde_json::from_str(&base.files[0].contents).unwrap();
+        let base: Value = serde_json::from_str(&base.envelope().contents).unwrap();
         if engine != Engine::Magica2 {
             assert_eq!(
                 engine_value(engine, &doc, inner + 1),

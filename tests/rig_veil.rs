@@ -177,8 +177,8 @@ fn the_engines_get_the_veils_grid_pinned_row_and_edges() {
     // `export --engine` and the C interface take a grid: the default one is the veil's own,
     // and its per-particle table pins the crown band and flags the same edges as the scene.
     let scene = Scene::new(character(), &veil(), "idle").unwrap();
-    let grid = GridSize::of_layout(scene.rig().layout());
-    assert_eq!(grid, GridSize::builtin_jacket());
+    let grid = GridSize::of_topology(scene.cloth().topology());
+    assert_eq!(grid, GridSize::builtin(cloth_tuner::preset::Garment::Veil));
     let topo = scene.cloth().topology();
     let table = particle_table(grid, scene.params(), &[]);
     assert_eq!(table.len(), topo.len());

@@ -3,13 +3,51 @@
 of every clothing asset of the selected skeletal meshes. Run it from the editor's Python
 console (`py apply_cloth_tuner.py path/to/P_chaos.json`). Not run by cloth-tuner's CI.
 
-The MaxDistance weight map is written by the per-particle array only where the cloth's
-simulation mesh is the exported grid; paint or import it otherwise.
+What it sets, through `set_editor_property` (plain numbers, vectors, switches):
+DampingCoefficient, LinearVelocityScale, AngularVelocityScale, FictitiousAngularScale,
+FrictionCoefficient, CollisionThickness, bUseGravityOverride, Gravity, Density (and MassMode
+where the enum is exposed), IterationCount, MaxIterationCount, SubdivisionCount. Each one it
+could not set is logged with its value.
+
+What stays manual, and why: the weighted values (EdgeStiffnessWeighted,
+BendingStiffnessWeighted, TetherStiffness, TetherScale, Drag, Lift) are
+FChaosClothWeightedValue structs, which are not BlueprintType, so Unreal's Python cannot
+build or set them; the script logs each Low/High pair for the Cloth Config panel. The
+MaxDistance weight map is per vertex of the cloth's simulation mesh and has no Python setter
+either; paint it, or import it from the export's `per_particle.MaxDistance` (centimetres, the
+grid's order) with the Cloth Paint tool.
 """
 import json
 import sys
 
 import unreal
+
+# ChaosClothConfig properties set here, by export name and Python name.
+CONFIG = [
+    ("DampingCoefficient", "damping_coefficient"),
+    ("LinearVelocityScale", "linear_velocity_scale"),
+    ("AngularVelocityScale", "angular_velocity_scale"),
+    ("FictitiousAngularScale", "fictitious_angular_scale"),
+    ("FrictionCoefficient", "friction_coefficient"),
+    ("CollisionThickness", "collision_thickness"),
+    ("bUseGravityOverride", "use_gravity_override"),
+    ("Gravity", "gravity"),
+    ("Density", "density"),
+]
+# The weighted values Python cannot reach (FChaosClothWeightedValue is not a BlueprintType).
+MANUAL = [
+    "EdgeStiffnessWeighted",
+    "BendingStiffnessWeighted",
+    "TetherStiffness",
+    "TetherScale",
+    "Drag",
+    "Lift",
+]
+SHARED = [
+    ("IterationCount", "iteration_count"),
+    ("MaxIterationCount", "max_iteration_count"),
+    ("SubdivisionCount", "subdivision_count"),
+]
 
 
 def load(path):
@@ -20,38 +58,36 @@ def load(path):
     return doc
 
 
-def weighted(value):
-    v = unreal.ChaosClothWeightedValue()
-    v.set_editor_property("low", value["Low"])
-    v.set_editor_property("high", value["High"])
+def value(v):
+    if isinstance(v, dict) and set(v) == {"X", "Y", "Z"}:
+        return unreal.Vector(v["X"], v["Y"], v["Z"])
     return v
 
 
-def vector(value):
-    return unreal.Vector(value["X"], value["Y"], value["Z"])
+def set_all(obj, props, names):
+    """Sets each property; returns the ones Unreal refused, with their values."""
+    refused = []
+    for key, py_name in names:
+        try:
+            obj.set_editor_property(py_name, value(props[key]))
+        except Exception as e:  # Unreal raises its own types for unknown or read-only names.
+            refused.append(f"{key} = {props[key]} ({e})")
+    return refused
 
 
 def apply_config(config, props):
     c = props["ChaosClothConfig"]
-    config.set_editor_property("damping_coefficient", c["DampingCoefficient"])
-    config.set_editor_property("linear_velocity_scale", vector(c["LinearVelocityScale"]))
-    config.set_editor_property("angular_velocity_scale", c["AngularVelocityScale"])
-    config.set_editor_property("fictitious_angular_scale", c["FictitiousAngularScale"])
-    config.set_editor_property("edge_stiffness_weighted", weighted(c["EdgeStiffnessWeighted"]))
-    config.set_editor_property("bending_stiffness_weighted", weighted(c["BendingStiffnessWeighted"]))
-    config.set_editor_property("tether_stiffness", weighted(c["TetherStiffness"]))
-    config.set_editor_property("friction_coefficient", c["FrictionCoefficient"])
-    config.set_editor_property("drag", weighted(c["Drag"]))
-    config.set_editor_property("lift", weighted(c["Lift"]))
-    config.set_editor_property("collision_thickness", c["CollisionThickness"])
-    config.set_editor_property("use_gravity_override", c["bUseGravityOverride"])
-    config.set_editor_property("gravity", vector(c["Gravity"]))
+    refused = set_all(config, c, CONFIG)
+    try:
+        config.set_editor_property("mass_mode", unreal.ClothMassMode.DENSITY)
+    except Exception as e:
+        refused.append(f"MassMode = Density ({e})")
+    return refused
 
 
-def apply_shared(shared, props):
-    s = props["ChaosClothSharedSimConfig"]
-    shared.set_editor_property("iteration_count", s["IterationCount"])
-    shared.set_editor_property("subdivision_count", s["SubdivisionCount"])
+def manual_steps(props):
+    c = props["ChaosClothConfig"]
+    return [f"{k}: Low {c[k]['Low']}, High {c[k]['High']}" for k in MANUAL]
 
 
 def main(path):
@@ -65,16 +101,23 @@ def main(path):
         unreal.log_error("Select a skeletal mesh with clothing data in the content browser.")
         return
     for mesh in meshes:
+        refused = []
         for cloth in mesh.get_editor_property("mesh_clothing_assets"):
             configs = cloth.get_editor_property("cloth_configs")
             for key, config in configs.items():
                 if isinstance(config, unreal.ChaosClothConfig):
-                    apply_config(config, props)
+                    refused += apply_config(config, props)
                 elif isinstance(config, unreal.ChaosClothSharedSimConfig):
-                    apply_shared(config, props)
+                    refused += set_all(config, props["ChaosClothSharedSimConfig"], SHARED)
             cloth.modify()
         unreal.EditorAssetLibrary.save_loaded_asset(mesh)
         unreal.log(f"cloth-tuner: applied {doc['preset']} to {mesh.get_name()}")
+        for r in refused:
+            unreal.log_warning(f"cloth-tuner: not set, enter by hand: {r}")
+    unreal.log("cloth-tuner: set these in the Cloth Config panel by hand (Python cannot):")
+    for step in manual_steps(props):
+        unreal.log("  " + step)
+    unreal.log("cloth-tuner: paint or import the MaxDistance map (per_particle.MaxDistance, cm)")
 
 
 if __name__ == "__main__":

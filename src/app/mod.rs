@@ -17,7 +17,7 @@ pub mod document;
 mod fold_panel;
 pub mod paint;
 mod panels;
-mod params_panel;
+pub mod params_panel;
 pub mod playback;
 pub mod plots;
 mod recovery;
@@ -572,7 +572,7 @@ impl App {
     /// snippet beside it) for the grid the jacket plays with. The report lists the files and
     /// every knob that does not carry over; an error names the file and changes nothing else.
     pub fn export_for(&mut self, engine: Engine, out: &Path) {
-        let grid = GridSize::of_layout(self.scene().rig().layout());
+        let grid = GridSize::of_topology(self.scene().cloth().topology());
         let written = export_for_engine(engine, &self.doc.preset, None, grid)
             .map_err(|e| format!("cannot export for {engine}: {e}"))
             .and_then(|export| {

@@ -242,7 +242,8 @@ impl App {
                 None => {}
             }
             let mut params = preset.params.clone();
-            let reset_one = params_panel(ui, &mut params, &self.doc.saved().params);
+            let area = crate::sim::mass::rest_area_m2(self.playback.scene().cloth().topology());
+            let reset_one = params_panel(ui, &mut params, &self.doc.saved().params, area);
             if reset_one || params != preset.params {
                 let pointer_down = ui.input(|i| i.pointer.any_down());
                 out.push(Command::EditParams {

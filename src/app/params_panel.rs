@@ -3,16 +3,24 @@
 //! to return a knob to the preset's value.
 //!
 //! The widgets come from [`FabricParams::knobs_mut`]: every field has one, with nothing here to
-//! keep in step with the struct.
+//! keep in step with the struct. Under the areal density the panel shows what the garment
+//! weighs ([`crate::sim::mass`]), the mass the engine exports give it.
 
 use eframe::egui;
 use egui::{Slider, Ui};
 
+use crate::sim::mass::mass_kg_of;
 use crate::sim::{FabricParams, ParamGroup, ParamKind, ParamMut, ParamSpec};
 
-/// Draws the panel. `preset` holds the values double-click returns to. Returns true when a
-/// knob was returned to its preset value by double-click (a finished edit on its own).
-pub fn params_panel(ui: &mut Ui, params: &mut FabricParams, preset: &FabricParams) -> bool {
+/// Draws the panel. `preset` holds the values double-click returns to; `area_m2` is the
+/// garment's rest area, for its total mass. Returns true when a knob was returned to its
+/// preset value by double-click (a finished edit on its own).
+pub fn params_panel(
+    ui: &mut Ui,
+    params: &mut FabricParams,
+    preset: &FabricParams,
+    area_m2: f64,
+) -> bool {
     let deformation_on = params.deformation_limit;
     let mut knobs = params.knobs_mut();
     let mut reset_one = false;
@@ -26,6 +34,14 @@ pub fn params_panel(ui: &mut Ui, params: &mut FabricParams, preset: &FabricParam
                     reset_one |= ui
                         .add_enabled_ui(enabled, |ui| knob_widget(ui, spec, knob, preset_value))
                         .inner;
+                    if let ParamMut::Float(gsm) = knob {
+                        if spec.name == "areal_density_gsm" {
+                            ui.label(total_mass_text(**gsm, area_m2)).on_hover_text(
+                                "The garment's rest area times the areal density: the \
+                                     mass the engine exports give it.",
+                            );
+                        }
+                    }
                 }
             });
     }
@@ -98,6 +114,15 @@ fn knob_widget(ui: &mut Ui, spec: &ParamSpec, knob: &mut ParamMut, preset_value:
         return true;
     }
     false
+}
+
+/// "Garment mass 0.46 kg (1.15 m²)".
+pub fn total_mass_text(gsm: f32, area_m2: f64) -> String {
+    format!(
+        "Garment mass {:.2} kg ({:.2} m²)",
+        mass_kg_of(gsm, area_m2),
+        area_m2
+    )
 }
 
 fn format_value(spec: &ParamSpec, v: f64) -> String {

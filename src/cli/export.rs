@@ -48,11 +48,11 @@ pub fn export_engine(
     out: &Path,
 ) -> anyhow::Result<String> {
     let engine = Engine::from_name(engine).context("--engine")?;
+    let original = Preset::load(preset)?;
     let grid = match grid {
         Some(text) => GridSize::parse(text).map_err(|e| anyhow::anyhow!("--grid: {e}"))?,
-        None => GridSize::builtin_jacket(),
+        None => GridSize::builtin(original.garment),
     };
-    let original = Preset::load(preset)?;
     let hz = timestep_hz.map(rate_f32).transpose()?;
     let result = export_for_engine(engine, &original, hz, grid).with_context(|| {
         let rate = timestep_hz
@@ -61,11 +61,13 @@ pub fn export_engine(
         format!("{rate} cannot export {} for {engine}", preset.display())
     })?;
     let mut report = format!(
-        "{} -> {engine} ({}, {} x {} grid)\n",
+        "{} -> {engine} ({}, {} x {} grid, {:.3} m², {:.3} kg)\n",
         preset.display(),
         engine.info().version,
         grid.cols,
-        grid.rows
+        grid.rows,
+        grid.area_m2,
+        crate::sim::mass::total_mass_kg(&original.params, grid.area_m2 as f64),
     );
     for path in result.write(out)? {
         report.push_str(&format!("  wrote {}\n", path.display()));

@@ -85,8 +85,9 @@ pub enum Command {
         /// unity, chaos, jolt, nvcloth or magica2. Omit for our own preset JSON.
         #[arg(long)]
         engine: Option<String>,
-        /// The garment grid the per-particle data is for, COLSxROWS (default: the built-in
-        /// jacket's grid). Only with --engine.
+        /// The garment grid the per-particle data is for: COLSxROWS, a flat panel 5 cm apart,
+        /// or COLSxROWS@SPACING (metres). Default: the preset's garment on the built-in
+        /// character, with its rest area for the masses. Only with --engine.
         #[arg(long, value_name = "COLSxROWS", requires = "engine")]
         grid: Option<String>,
         /// The preset to export (JSON).

@@ -2,17 +2,23 @@
 //! properties as an editor Python script sets them (`examples/unreal/apply_cloth_tuner.py`),
 //! and the MaxDistance weight map.
 //!
-//! Chaos steps at the game's frame rate with `SubdivisionCount` substeps of
-//! `IterationCount` iterations; its stiffnesses are per 1/120 s and rescaled by the solver.
-//! Lengths are centimetres and Z is up.
+//! Chaos steps at the game's frame rate with `SubdivisionCount` substeps; `IterationCount`
+//! is stated at 60 fps and scaled by the frame time. A stiffness input passes through
+//! Chaos's own curve (`FPBDStiffness`) to a fraction per 1/120 s, which the solver rescales
+//! to its substep and iterations. Lengths are centimetres and Z is up; masses come from
+//! `Density` (kg/m²) and the triangles' areas.
 
 use serde_json::{json, Value};
 
-use super::units::{drag_coefficient, per_rate, CM_PER_M, REFERENCE_AREAL_DENSITY};
+use super::units::{
+    chaos_iteration_count, chaos_iterations_per_substep, chaos_stiffness_input, drag_coefficient,
+    per_rate, CHAOS_PERIOD_HZ, CM_PER_M,
+};
 use super::{clamp_warn, Ctx, Lost, Mapped, Warning};
+use crate::sim::mass::areal_density_kg_m2;
 
-/// The period Chaos's stiffness values are per, Hz.
-const PERIOD_HZ: f64 = 120.0;
+/// Chaos's default `MaxIterationCount`.
+const DEFAULT_MAX_ITERATIONS: u32 = 10;
 
 /// What Chaos cannot take.
 pub(super) const LOST: &[Lost] = &[
@@ -48,8 +54,8 @@ pub(super) const LOST: &[Lost] = &[
     },
     Lost {
         knob: "deformation_limit",
-        substitute: "none written (Chaos's `StrainLimitingStiffness` is not a hard cap)",
-        differs: "no cap on how far an edge stretches",
+        substitute: "tethers to the pinned row (`TetherStiffness` 1) with `TetherScale` = `max_stretch_ratio`",
+        differs: "the cap holds each particle's distance from the top, not each edge: sideways stretch is not capped",
     },
     Lost {
         knob: "wind_speed",
@@ -78,22 +84,32 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
     let p = ctx.params;
     let relax_rate = ctx.h * ctx.n as f64;
     let f = p.world_motion_fraction as f64;
-    let drag = drag_coefficient(p.wind_drag as f64, REFERENCE_AREAL_DENSITY);
+    let sigma = areal_density_kg_m2(p);
+    let drag = drag_coefficient(p.wind_drag as f64, sigma);
     let drag = clamp_warn(warnings, "wind_drag", "Drag", drag, 0.0, 10.0);
-    let edge = per_rate(p.stretch_stiffness as f64, relax_rate, PERIOD_HZ);
-    let bend = per_rate(p.shear_bend_stiffness as f64, relax_rate, PERIOD_HZ);
-    let friction = per_rate(p.contact_damping as f64, ctx.h, PERIOD_HZ);
-    let tether = if p.hard_constraints { 1.0 } else { 0.0 };
+    // Our fraction per 1/120 s, then through Chaos's curve to the input that gives it.
+    let input = |k: f32| chaos_stiffness_input(per_rate(k as f64, relax_rate, CHAOS_PERIOD_HZ));
+    let friction = per_rate(p.contact_damping as f64, ctx.h, CHAOS_PERIOD_HZ);
+    let tethered = p.hard_constraints || p.deformation_limit;
+    let tether_scale = if p.hard_constraints {
+        1.0
+    } else {
+        p.max_stretch_ratio as f64
+    };
+    let iterations = iteration_count(ctx, warnings);
     let properties = json!({
         "ChaosClothConfig": {
+            "MassMode": "Density",
+            "Density": sigma,
             // Once per substep, and a substep is one of our solver steps.
             "DampingCoefficient": p.damping,
             "LinearVelocityScale": { "X": f, "Y": f, "Z": f },
             "AngularVelocityScale": f,
             "FictitiousAngularScale": f,
-            "EdgeStiffnessWeighted": weighted(edge),
-            "BendingStiffnessWeighted": weighted(bend),
-            "TetherStiffness": weighted(tether),
+            "EdgeStiffnessWeighted": weighted(input(p.stretch_stiffness)),
+            "BendingStiffnessWeighted": weighted(input(p.shear_bend_stiffness)),
+            "TetherStiffness": weighted(if tethered { 1.0 } else { 0.0 }),
+            "TetherScale": weighted(tether_scale),
             "FrictionCoefficient": friction,
             "Drag": weighted(drag),
             // Our wind pushes along the normal only.
@@ -103,7 +119,8 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
             "Gravity": { "X": 0.0, "Y": 0.0, "Z": -(p.gravity as f64) * CM_PER_M },
         },
         "ChaosClothSharedSimConfig": {
-            "IterationCount": clamp_warn(warnings, "iterations", "IterationCount", ctx.n as f64, 1.0, 100.0),
+            "IterationCount": iterations,
+            "MaxIterationCount": DEFAULT_MAX_ITERATIONS.max(ctx.n),
             "SubdivisionCount": p.substeps.max(1),
         },
     });
@@ -117,6 +134,34 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         per_particle: json!({ "MaxDistance": map }),
         snippet: None,
     }
+}
+
+/// `IterationCount` for our passes per substep at the export's frame rate, with a warning
+/// when Chaos's whole iterations cannot give exactly that many.
+fn iteration_count(ctx: &Ctx, warnings: &mut Vec<Warning>) -> f64 {
+    let frame_hz = ctx.params.timestep_hz as f64;
+    let count = chaos_iteration_count(ctx.n.max(1), frame_hz);
+    let count = clamp_warn(
+        warnings,
+        "iterations",
+        "IterationCount",
+        count as f64,
+        1.0,
+        100.0,
+    );
+    let runs = chaos_iterations_per_substep(count as u32, frame_hz);
+    if ctx.n > 0 && runs != ctx.n as f64 {
+        warnings.push(Warning {
+            knob: "iterations",
+            message: format!(
+                "`iterations` = {}: Chaos states IterationCount at 60 fps and scales it by the \
+                 frame time, so at {frame_hz} Hz the nearest whole count, {count}, runs {runs} \
+                 iterations a substep",
+                ctx.n
+            ),
+        });
+    }
+    count
 }
 
 /// A `FChaosClothWeightedValue` with no weight map: the same value at both ends.

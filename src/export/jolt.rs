@@ -1,6 +1,10 @@
 //! Jolt Physics soft bodies: `SoftBodyCreationSettings` values, `VertexAttributes` per row
-//! for `SoftBodySharedSettings::CreateConstraints`, inverse masses, skinned constraints with
-//! their max distance, and a C++ snippet that builds them for the grid.
+//! for `SoftBodySharedSettings::CreateConstraints`, inverse masses in 1/kg, skinned
+//! constraints with their max distance, and a C++ snippet that builds them for the grid.
+//!
+//! The inverse masses go in before `CreateConstraints`: Jolt picks the anchored vertices
+//! (inverse mass 0) and builds the long range attachments from them inside that call, and a
+//! new vertex has inverse mass 1, so masses set afterwards leave the cloth with no tethers.
 //!
 //! Jolt splits each step into `mNumIterations` substeps, each an integration and one pass of
 //! XPBD constraints: the export picks `mNumIterations` so its substeps a second equal our
@@ -43,8 +47,8 @@ pub(super) const LOST: &[Lost] = &[
     },
     Lost {
         knob: "deformation_limit",
-        substitute: "none",
-        differs: "no cap on how far an edge stretches",
+        substitute: "geodesic long range attachments with `mLRAMaxDistanceMultiplier` = `max_stretch_ratio`",
+        differs: "the cap holds each particle's distance from the top along the cloth, not each edge: sideways stretch is not capped",
     },
     Lost {
         knob: "wind_speed",
@@ -78,6 +82,18 @@ pub(super) fn map(ctx: &Ctx, _warnings: &mut [Warning]) -> Mapped {
     let dt = 1.0 / sub_rate;
     // With no passes, nothing relaxes: every family off.
     let k = |stiffness: f32| if ctx.n == 0 { 0.0 } else { stiffness as f64 };
+    // The hard pass holds the rest length from the top; the deformation limit allows its
+    // ratio; both become Jolt's tethers to the anchored row.
+    let lra = if p.hard_constraints || p.deformation_limit {
+        "GeodesicDistance"
+    } else {
+        "None"
+    };
+    let lra_multiplier = if p.hard_constraints {
+        1.0
+    } else {
+        p.max_stretch_ratio as f64
+    };
     let rows: Vec<Value> = (0..ctx.grid.rows)
         .map(|r| {
             let w = row_weight(ctx, r);
@@ -85,8 +101,8 @@ pub(super) fn map(ctx: &Ctx, _warnings: &mut [Warning]) -> Mapped {
                 "mCompliance": compliance_from_stiffness(k(p.stretch_stiffness), w, dt),
                 "mShearCompliance": compliance_from_stiffness(k(p.shear_bend_stiffness), w, dt),
                 "mBendCompliance": compliance_from_stiffness(k(p.shear_bend_stiffness), w, dt),
-                "mLRAType": if p.hard_constraints { "GeodesicDistance" } else { "None" },
-                "mLRAMaxDistanceMultiplier": 1.0,
+                "mLRAType": lra,
+                "mLRAMaxDistanceMultiplier": lra_multiplier,
             })
         })
         .collect();
@@ -114,11 +130,12 @@ pub(super) fn map(ctx: &Ctx, _warnings: &mut [Warning]) -> Mapped {
     }
 }
 
-/// The summed inverse mass of a link in `row`: two particles of the row, or for the pinned
-/// row (weightless) the particle below it. Jolt averages a row's compliance over the links
-/// it touches, so links between rows of different mass are approximated.
+/// The summed inverse mass (1/kg) of a link in `row`: two interior particles of the row, or
+/// for the pinned row (weightless) the particle below it. Jolt averages a row's compliance
+/// over the links it touches, so links between rows of different mass, and the edges' lighter
+/// particles, are approximated.
 fn row_weight(ctx: &Ctx, row: usize) -> f64 {
-    let inv = |r: usize| ctx.table[r * ctx.grid.cols].inv_mass as f64;
+    let inv = |r: usize| ctx.table[r * ctx.grid.cols + ctx.grid.cols / 2].inv_mass as f64;
     if row == 0 {
         inv(1)
     } else {
@@ -152,18 +169,17 @@ fn snippet(properties: &Value, per_particle: &Value, ctx: &Ctx) -> String {
         let lra = a["mLRAType"].as_str().unwrap_or("None");
         let _ = writeln!(
             s,
-            "\trows[{r}] = {{ {:e}f, {:e}f, {:e}f, SoftBodySharedSettings::ELRAType::{lra}, 1.0f }};",
+            "\trows[{r}] = {{ {:e}f, {:e}f, {:e}f, SoftBodySharedSettings::ELRAType::{lra}, {}f }};",
             a["mCompliance"].as_f64().unwrap_or(0.0) as f32,
             a["mShearCompliance"].as_f64().unwrap_or(0.0) as f32,
             a["mBendCompliance"].as_f64().unwrap_or(0.0) as f32,
+            f(&a["mLRAMaxDistanceMultiplier"]),
         );
     }
     let _ = writeln!(
         s,
-        "\tArray<SoftBodySharedSettings::VertexAttributes> attributes;\n\
-         \tfor (uint i = 0; i < shared.mVertices.size(); ++i)\n\
-         \t\tattributes.push_back(rows[i / cols]);\n\
-         \tshared.CreateConstraints(attributes.data(), (uint)attributes.size(), SoftBodySharedSettings::EBendType::Distance);"
+        "\t// Inverse masses (1/kg) first: CreateConstraints picks the anchored vertices and\n\
+         \t// builds the long range attachments from them."
     );
     for (i, v) in per_particle["mVertices"]
         .as_array()
@@ -177,6 +193,13 @@ fn snippet(properties: &Value, per_particle: &Value, ctx: &Ctx) -> String {
             f(&v["mInvMass"])
         );
     }
+    let _ = writeln!(
+        s,
+        "\tArray<SoftBodySharedSettings::VertexAttributes> attributes;\n\
+         \tfor (uint i = 0; i < shared.mVertices.size(); ++i)\n\
+         \t\tattributes.push_back(rows[i / cols]);\n\
+         \tshared.CreateConstraints(attributes.data(), (uint)attributes.size(), SoftBodySharedSettings::EBendType::Distance);"
+    );
     for k in per_particle["mSkinnedConstraints"]
         .as_array()
         .into_iter()

@@ -1,19 +1,22 @@
-//! Magica Cloth 2: the preset JSON its inspector exports and imports (the fields of
-//! `ClothSerializeData` marked for presets). Magica's max distance is a curve over the depth
-//! from the fixed particles, so the export writes our curve; a preset with painted max
-//! distances also gets them per particle (`per_particle.maxDistance`, metres) and a warning,
-//! for the artist to carry over by hand.
+//! Magica Cloth 2: the preset JSON its inspector imports. Import preset (JSON) is
+//! `JsonUtility.FromJsonOverwrite` onto `ClothSerializeData`, so the settings file holds the
+//! fields of `ClothSerializeData` marked for presets at its top level, under Magica's names
+//! and nesting, and nothing else (our own envelope goes beside it). Magica's max distance is
+//! a curve read at the squared depth from the fixed particles, so the export writes our curve
+//! with its keys there; a preset with painted max distances also gets them per particle
+//! (`per_particle.maxDistance`, metres, in the envelope) and a warning, for the artist to
+//! carry over by hand.
 //!
 //! Magica simulates at its manager's frequency (90 Hz by default); damping and stiffness are
-//! fractions per simulation step at that rate.
+//! fractions per simulation step at that rate, and it takes a fifth of its `damping` value.
 
 use serde_json::{json, Value};
 
-use super::units::per_rate;
+use super::units::{magica_curve_time, magica_damping, per_rate, MAGICA_SIM_HZ};
 use super::{clamp_warn, Ctx, Lost, Mapped, Warning};
 
 /// Magica's default simulation frequency, Hz.
-const SIM_HZ: f64 = 90.0;
+const SIM_HZ: f64 = MAGICA_SIM_HZ;
 /// Keys written for the max-distance curve.
 const CURVE_KEYS: usize = 9;
 /// Our default wind drag (1/m): the fabric we take Magica's `wind.influence` 1 to be.
@@ -107,7 +110,15 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         0.0,
         0.3,
     );
-    let gravity = clamp_warn(warnings, "gravity", "gravity", p.gravity as f64, 0.0, 10.0);
+    let gravity = clamp_warn(warnings, "gravity", "gravity", p.gravity as f64, 0.0, 20.0);
+    let damping = clamp_warn(
+        warnings,
+        "damping",
+        "damping.value",
+        magica_damping(p.damping as f64, ctx.h),
+        0.0,
+        1.0,
+    );
     let influence = clamp_warn(
         warnings,
         "wind_drag",
@@ -119,7 +130,7 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
     let properties = json!({
         "gravity": gravity,
         "gravityDirection": { "x": 0.0, "y": -1.0, "z": 0.0 },
-        "damping": { "value": per_step(p.damping), "useCurve": false },
+        "damping": { "value": damping, "useCurve": false },
         "radius": { "value": p.collision_margin, "useCurve": false },
         "inertiaConstraint": {
             "worldInertia": p.world_motion_fraction,
@@ -160,7 +171,9 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
 }
 
 /// Our max distance as Magica's curve: `value` is the hem's distance, the curve the share of
-/// it at each depth `t`, `(top + (hem - top) t^e) / hem`, with its slope at every key.
+/// it at each depth. Magica reads the curve at the squared depth
+/// ([`magica_curve_time`]), so the key for depth `t` sits at time `τ = t²` and the curve is
+/// `(top + (hem - top) τ^(e/2)) / hem`, with its slope in `τ` at every key.
 fn max_distance_curve(p: &crate::sim::FabricParams) -> Value {
     let hem = p.max_distance_hem as f64;
     let top = p.max_distance_top as f64;
@@ -169,16 +182,18 @@ fn max_distance_curve(p: &crate::sim::FabricParams) -> Value {
     let keys: Vec<Value> = (0..CURVE_KEYS)
         .map(|i| {
             let t = i as f64 / (CURVE_KEYS - 1) as f64;
-            let slope = if t > 0.0 || e >= 1.0 {
-                (hem - top) * e * t.powf(e - 1.0) * scale
+            let tau = magica_curve_time(t);
+            let half = e / 2.0;
+            let slope = if tau > 0.0 || half >= 1.0 {
+                (hem - top) * half * tau.powf(half - 1.0) * scale
             } else {
-                // An exponent below 1 starts vertical; the steepest slope the curve takes.
+                // A curve with e/2 below 1 starts vertical; the steepest slope it takes.
                 1000.0
             };
             let slope = slope.clamp(-1000.0, 1000.0);
             json!({
-                "time": t,
-                "value": ((top + (hem - top) * t.powf(e)) * scale).clamp(0.0, 1.0),
+                "time": tau,
+                "value": ((top + (hem - top) * tau.powf(half)) * scale).clamp(0.0, 1.0),
                 "inSlope": slope,
                 "outSlope": slope,
             })

@@ -10,7 +10,7 @@
 //! use cloth_tuner::preset::Preset;
 //!
 //! let preset = Preset::default();
-//! let out = export_for_engine(Engine::Jolt, &preset, Some(30.0), GridSize { cols: 5, rows: 4 })?;
+//! let out = export_for_engine(Engine::Jolt, &preset, Some(30.0), GridSize::panel(5, 4, 0.1))?;
 //! assert!(out.files[0].contents.contains("mNumIterations"));
 //! # Ok::<(), cloth_tuner::export::ExportError>(())
 //! ```
@@ -204,7 +204,9 @@ impl fmt::Display for Warning {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExportFile {
     /// The extension it takes beside the main file: "json" (the settings, the main file),
-    /// "particles.csv" (the per-particle table) or "cpp" (a snippet that builds the settings).
+    /// "particles.csv" (the per-particle table), "cpp" (a snippet that builds the settings)
+    /// or "cloth-tuner.json" (our envelope, for an engine whose settings file must hold the
+    /// engine's fields alone: Magica Cloth 2).
     pub extension: &'static str,
     /// The file's text.
     pub contents: String,
@@ -224,6 +226,16 @@ impl ExportFile {
 }
 
 impl EngineExport {
+    /// The file holding our envelope (the engine's properties and per-particle arrays, the
+    /// grid, the masses, the warnings): the settings file itself, or beside it for an engine
+    /// whose settings file holds the engine's fields alone.
+    pub fn envelope(&self) -> &ExportFile {
+        self.files
+            .iter()
+            .find(|f| f.extension == "cloth-tuner.json")
+            .unwrap_or(&self.files[0])
+    }
+
     /// Writes every file, the settings at `out` and the others beside it
     /// ([`ExportFile::path_beside`]), each atomically. Returns the paths written, in order; on
     /// an error the files not yet written are left as they were.
@@ -272,6 +284,9 @@ pub enum ExportError {
         /// Rows given.
         rows: usize,
     },
+    /// The garment's area cannot give masses.
+    #[error("the grid's `area_m2` must be a number above 0 m², got {0}")]
+    Area(f32),
 }
 
 fn engine_list() -> String {
@@ -319,6 +334,9 @@ pub fn export_for_engine(
             rows: grid.rows,
         });
     }
+    if !(grid.area_m2.is_finite() && grid.area_m2 > 0.0) {
+        return Err(ExportError::Area(grid.area_m2));
+    }
     let preset = match timestep_hz {
         Some(hz) => convert_preset(preset, hz)?.0,
         None => {
@@ -353,10 +371,25 @@ pub fn export_for_engine(
     };
     let mut doc = envelope(engine, &preset, &ctx, &mapped, &warnings);
     tidy_numbers(&mut doc);
-    let mut files = vec![ExportFile {
-        extension: "json",
-        contents: serde_json::to_string_pretty(&doc).expect("a JSON value prints") + "\n",
-    }];
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).expect("a JSON value prints") + "\n";
+    let mut files = if engine == Engine::Magica2 {
+        // FromJsonOverwrite reads ClothSerializeData's own fields at the top level.
+        vec![
+            ExportFile {
+                extension: "json",
+                contents: pretty(&doc["properties"]),
+            },
+            ExportFile {
+                extension: "cloth-tuner.json",
+                contents: pretty(&doc),
+            },
+        ]
+    } else {
+        vec![ExportFile {
+            extension: "json",
+            contents: pretty(&doc),
+        }]
+    };
     files.push(ExportFile {
         extension: "particles.csv",
         contents: particles::to_csv(&table),
@@ -388,6 +421,9 @@ fn envelope(engine: Engine, preset: &Preset, ctx: &Ctx, m: &Mapped, warnings: &[
         "timestep_hz": ctx.params.timestep_hz,
         "substeps": ctx.params.substeps,
         "solver_hz": ctx.h,
+        "areal_density_gsm": ctx.params.areal_density_gsm,
+        "area_m2": ctx.grid.area_m2,
+        "total_mass_kg": ctx.table.iter().map(|q| q.mass_kg as f64).sum::<f64>(),
         "properties": m.properties,
         "per_particle": m.per_particle,
         "grid": {

@@ -1,13 +1,14 @@
 //! Unity's Cloth component: the properties a C# editor script sets on a selected `Cloth`
 //! (`examples/unity/ClothTunerImport.cs`), and its `coefficients[i].maxDistance`.
 //!
-//! Unity's cloth is NvCloth inside, with the stiffness frequency hidden: damping, friction
-//! and the stiffnesses are per 1/10 s (NvCloth's default), the solver runs
-//! `clothSolverFrequency` iterations a second.
+//! Unity's cloth is NvCloth inside, with the stiffness frequency hidden: damping and the
+//! stiffnesses are per 1/10 s (NvCloth's default), the solver runs `clothSolverFrequency`
+//! iterations a second, and `friction` is NvCloth's, applied per collision pass (the rule the
+//! NvCloth export uses, [`super::units::nvcloth_friction`]).
 
 use serde_json::{json, Value};
 
-use super::units::{per_rate, STANDARD_GRAVITY};
+use super::units::{nvcloth_friction, per_rate, STANDARD_GRAVITY};
 use super::{clamp_warn, Ctx, Lost, Mapped, Warning};
 
 /// NvCloth's default stiffness frequency, Hz: the period Unity's fractions are per.
@@ -37,7 +38,7 @@ pub(super) const LOST: &[Lost] = &[
     },
     Lost {
         knob: "contact_damping",
-        substitute: "`friction`, from the contact damping per 1/10 s",
+        substitute: "`friction`, the contact damping per collision pass (NvCloth's friction underneath)",
         differs: "friction acts only against sliding, not as the calm, sticky damping while the jacket lies on the body",
     },
     Lost {
@@ -100,7 +101,7 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         "stretchingStiffness": stretch,
         "bendingStiffness": per_rate(p.shear_bend_stiffness as f64, relax_rate, PERIOD_HZ),
         "damping": per_rate(p.damping as f64, ctx.h, PERIOD_HZ),
-        "friction": per_rate(p.contact_damping as f64, ctx.h, PERIOD_HZ),
+        "friction": nvcloth_friction(p.contact_damping as f64, ctx.h, passes_per_s),
         "worldVelocityScale": p.world_motion_fraction,
         "worldAccelerationScale": p.world_motion_fraction,
         // Unity's gravity is the project's (9.81 m/s² by default); the rest of ours is added

@@ -308,3 +308,24 @@ fn the_shipped_skirt_is_canonical_worn_at_the_waist_and_tuned_as_the_article_say
     assert!(skirt.params.contact_damping > skirt.params.damping);
     assert!(skirt.params.mass_falloff > 1.0);
 }
+
+#[test]
+fn a_file_without_an_areal_density_loads_with_the_documented_300_gsm() {
+    // Files written before the knob existed: the migration's documented default, and the
+    // shipped presets keep their own.
+    let text = std::fs::read_to_string("presets/tweed.json").unwrap();
+    let old: String = text
+        .lines()
+        .filter(|l| !l.contains("areal_density_gsm"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(parse(&old).unwrap().params.areal_density_gsm, 300.0);
+    let shipped = |f: &str| Preset::load(f).unwrap().params.areal_density_gsm;
+    assert!((350.0..=450.0).contains(&shipped("presets/tweed.json")));
+    assert!((200.0..=300.0).contains(&shipped("presets/down_jacket.json")));
+    assert!((30.0..=60.0).contains(&shipped("presets/veil.json")));
+    let e = parse(&text.replace("\"areal_density_gsm\": 400.0", "\"areal_density_gsm\": 5.0"))
+        .unwrap_err();
+    assert_eq!(e.field(), Some("params.areal_density_gsm"));
+    assert!(e.to_string().contains("10 to 2000 g/m²"), "{e}");
+}

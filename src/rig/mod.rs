@@ -65,7 +65,7 @@ pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
 pub use fit::MAX_ELONGATION;
 pub use mesh::{skin, SkinnedMesh};
 pub use roles::{Role, Roles};
-pub use scene::{FrameStats, MeshView, Scene, SceneError};
+pub use scene::{layout_for, FrameStats, MeshView, Scene, SceneError};
 pub use settings::CharacterSettings;
 pub use skeleton::{BodyAxis, Bone, Pose, Skeleton};
 pub use source::MAX_FILE_BYTES;

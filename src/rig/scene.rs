@@ -1009,8 +1009,8 @@ fn new_pendulum(rig: &JacketRig, neck: Mat4) -> Pendulum {
     }
 }
 
-/// The layout of `garment` fitted to `character`.
-fn layout_for(character: &Character, garment: Garment) -> JacketLayout {
+/// The layout of `garment` fitted to `character`, as a scene builds it.
+pub fn layout_for(character: &Character, garment: Garment) -> JacketLayout {
     match garment {
         Garment::Veil => JacketLayout::veil(character),
         Garment::Skirt => JacketLayout::skirt(character),

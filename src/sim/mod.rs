@@ -46,6 +46,7 @@ pub mod fold;
 mod frame;
 pub mod hard_pass;
 mod limit;
+pub mod mass;
 pub mod painted;
 pub mod params;
 mod relax;

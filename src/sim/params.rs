@@ -330,6 +330,13 @@ fabric_params! {
     /// Downward acceleration in m/s².
     gravity: f32 = 9.81, Float, 0, 50, "m/s²", Solver, "Gravity",
         "How hard the fabric is pulled down. Raise it to make a fabric read heavier without slowing its swing.";
+    /// Mass of one square metre of the fabric in grams (g/m²). The engine exports and the
+    /// garment's total mass read it: each particle's mass is its share of the garment's area
+    /// times this, weighted by `mass_falloff` ([`crate::sim::mass`]). Our solver's motion does
+    /// not depend on it (it uses `mass_falloff`'s ratios alone). A file without it loads with
+    /// the default, 300 g/m², a mid-weight woven fabric.
+    areal_density_gsm: f32 = 300.0, Float, 10, 2000, "g/m²", Solver, "Areal density",
+        "How heavy the fabric is per square metre: veil or chiffon 30 to 60, shirt cotton 120 to 150, a down jacket's shell with its fill 200 to 300, tweed 350 to 450, heavy coat wool 500 to 700. Sets the garment's mass in kilograms for the engine exports and the total shown below; the motion here does not change.";
     /// Fraction of a particle's velocity removed each step (interior particles).
     damping: f32 = 0.02, Float, 0, 1, "per step", Damping, "Damping",
         "Low: heavy fabric that keeps swinging after a move (tweed). High: light fabric that settles slowly and softly (veil).";

@@ -1,50 +1,36 @@
-//! Side by side with Jolt: the same hanging panel and the same three motions (released from
-//! 30°, a 1 Hz sway that stops, a 1.5 m/s move that stops), run in our solver with a preset
-//! and in Jolt's soft body with what `export --engine jolt` writes for it. Prints settle
-//! time, hem swing and stretch for both.
-//!
-//! Opt-in, not part of `cargo test` or CI: the Jolt side is a C++ program
-//! (`tools/jolt-compare/`) that needs a Jolt Physics build. Without `--jolt` only our side runs.
-//!
-//! ```text
-//! cargo run --release --example side_by_side -- --preset presets/tweed.json \
-//!     [--jolt tools/jolt-compare/build/jolt_compare] [--work target/side_by_side] \
-//!     [--set KNOB=VALUE ...]
-//! ```
-//!
-//! The motions, the panel and the measurements are defined here once: the Jolt program reads
-//! the panel, the settings and each motion from files this writes, and writes back the
-//! positions of every frame, which are measured by the same code as ours.
+//! The free panel both solvers run, its motions and its measurements, shared by
+//! `examples/side_by_side` and `tests/jolt_wasm.rs` (which includes this file by path, so each
+//! uses only part of it).
+#![allow(dead_code)]
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use cloth_tuner::export::{export_for_engine, Engine, GridSize};
-use cloth_tuner::preset::Preset;
 use cloth_tuner::rig::metrics::SETTLE_SPEED;
 use cloth_tuner::sim::{Cloth, FabricParams, Frame, StepInput, Topology};
 use glam::{Quat, Vec3};
 use serde_json::Value;
 
 /// The panel: columns along X, rows down, 5 cm apart, hanging from its top row.
-const GRID: GridSize = GridSize { cols: 9, rows: 10 };
-const SPACING: f32 = 0.05;
+pub const COLS: usize = 9;
+pub const ROWS: usize = 10;
+pub const SPACING: f32 = 0.05;
 /// Output frames a second (and the engine step).
-const FPS: f32 = 60.0;
+pub const FPS: f32 = 60.0;
 /// Seconds simulated per motion.
-const SECONDS: f32 = 6.0;
+pub const SECONDS: f32 = 6.0;
 
 /// One of the motions: the top row's offset along Z at every frame, where the motion ends
 /// (settle time counts from there) and the initial tilt of the panel about its top edge.
-struct Motion {
-    name: &'static str,
-    offset_z: Vec<f32>,
-    end_s: f32,
-    tilt_deg: f32,
+pub struct Motion {
+    pub name: &'static str,
+    pub offset_z: Vec<f32>,
+    pub end_s: f32,
+    pub tilt_deg: f32,
 }
 
-fn motions() -> Vec<Motion> {
+pub fn motions() -> Vec<Motion> {
     let frames = (SECONDS * FPS) as usize;
     let t = |i: usize| (i + 1) as f32 / FPS;
     vec![
@@ -78,9 +64,9 @@ fn motions() -> Vec<Motion> {
 }
 
 /// The panel's rest positions, and its start tilted about the top edge toward +Z.
-fn panel(tilt_deg: f32) -> (Vec<Vec3>, Vec<Vec3>) {
+pub fn panel(tilt_deg: f32) -> (Vec<Vec3>, Vec<Vec3>) {
     let top_left = Vec3::new(-0.2, 1.5, 0.0);
-    let rest = Topology::flat_grid(GRID.cols, GRID.rows, SPACING, top_left).rest;
+    let rest = Topology::flat_grid(COLS, ROWS, SPACING, top_left).rest;
     let tilt = Quat::from_rotation_x(-tilt_deg.to_radians());
     let start = rest
         .iter()
@@ -92,7 +78,7 @@ fn panel(tilt_deg: f32) -> (Vec<Vec3>, Vec<Vec3>) {
 /// The fabric as the comparison runs it: no wind (Jolt has none). The max distances stay:
 /// both solvers hold each particle near the panel's skinned pose, which moves with the top
 /// row (our reference points; Jolt's skinned constraints).
-fn comparable(params: &FabricParams) -> FabricParams {
+pub fn comparable(params: &FabricParams) -> FabricParams {
     FabricParams {
         wind_speed: 0.0,
         ..params.clone()
@@ -100,9 +86,9 @@ fn comparable(params: &FabricParams) -> FabricParams {
 }
 
 /// Our solver on one motion: the positions after every frame.
-fn run_ours(params: &FabricParams, m: &Motion) -> Vec<Vec<Vec3>> {
+pub fn run_ours(params: &FabricParams, m: &Motion) -> Vec<Vec<Vec3>> {
     let (rest, start) = panel(m.tilt_deg);
-    let topo = Topology::from_grid(GRID.cols, GRID.rows, rest.clone()).expect("a valid panel");
+    let topo = Topology::from_grid(COLS, ROWS, rest.clone()).expect("a valid panel");
     let mut cloth = Cloth::new(topo, params);
     cloth.reset_to(&start).expect("finite start");
     let mut reference = rest.clone();
@@ -124,18 +110,18 @@ fn run_ours(params: &FabricParams, m: &Motion) -> Vec<Vec<Vec3>> {
 }
 
 /// What the measurements say about one run.
-struct Measured {
+pub struct Measured {
     /// None: still moving at the end of the run.
-    settle_s: Option<f32>,
-    swing_cm: f32,
-    stretch_pct: f32,
+    pub settle_s: Option<f32>,
+    pub swing_cm: f32,
+    pub stretch_pct: f32,
     /// Every position of every frame was a number.
-    finite: bool,
+    pub finite: bool,
 }
 
 impl Measured {
     /// One row of the table.
-    fn row(&self, motion: &str, solver: &str) -> String {
+    pub fn row(&self, motion: &str, solver: &str) -> String {
         if !self.finite {
             return format!("| {motion} | {solver} | positions not finite | | |");
         }
@@ -154,9 +140,9 @@ impl Measured {
 /// peak over the run; settle time runs from the end of the motion until the hem moves slower
 /// than [`SETTLE_SPEED`] relative to its reference and stays so; stretch is the largest
 /// vertical link's excess over its rest length.
-fn measure(frames: &[Vec<Vec3>], m: &Motion) -> Measured {
-    let cols = GRID.cols;
-    let hem = (GRID.rows - 1) * cols;
+pub fn measure(frames: &[Vec<Vec3>], m: &Motion) -> Measured {
+    let cols = COLS;
+    let hem = (ROWS - 1) * cols;
     let (rest, _) = panel(0.0);
     let offsets = |f: usize| -> Vec<Vec3> {
         (hem..hem + cols)
@@ -194,9 +180,9 @@ fn measure(frames: &[Vec<Vec3>], m: &Motion) -> Measured {
 
 /// Writes what the Jolt program reads: the exported settings as `key value` lines, the start
 /// positions and the motion.
-fn write_jolt_inputs(dir: &Path, settings: &Value, m: &Motion) -> std::io::Result<()> {
+pub fn write_jolt_inputs(dir: &Path, settings: &Value, m: &Motion) -> std::io::Result<()> {
     let sb = &settings["properties"]["SoftBodyCreationSettings"];
-    let mut s = format!("cols {}\nrows {}\n", GRID.cols, GRID.rows);
+    let mut s = format!("cols {}\nrows {}\n", COLS, ROWS);
     for key in ["mNumIterations", "mLinearDamping", "mGravityFactor"] {
         let _ = writeln!(s, "{key} {}", sb[key]);
     }
@@ -245,9 +231,8 @@ fn write_jolt_inputs(dir: &Path, settings: &Value, m: &Motion) -> std::io::Resul
     std::fs::write(dir.join("motion.txt"), motion)
 }
 
-/// Runs the Jolt program on the inputs in `dir` and reads its trace: one line per frame,
-/// `x y z` of every particle.
-fn run_jolt(bin: &Path, dir: &Path) -> Result<Vec<Vec<Vec3>>, String> {
+/// Runs the Jolt program on the inputs in `dir` and reads its trace.
+pub fn run_jolt(bin: &Path, dir: &Path) -> Result<Vec<Vec<Vec3>>, String> {
     let trace = dir.join("trace.txt");
     let status = Command::new(bin)
         .arg(dir.join("settings.txt"))
@@ -259,14 +244,57 @@ fn run_jolt(bin: &Path, dir: &Path) -> Result<Vec<Vec<Vec3>>, String> {
     if !status.success() {
         return Err(format!("{} failed: {status}", bin.display()));
     }
-    let text = std::fs::read_to_string(&trace).map_err(|e| format!("{}: {e}", trace.display()))?;
+    read_trace(&trace)
+}
+
+/// What Jolt's WebAssembly build made of the export (`tools/jolt-wasm/panel.mjs`).
+pub struct WasmRun {
+    /// The positions after every frame.
+    pub frames: Vec<Vec<Vec3>>,
+    /// The long range attachments `CreateConstraints` built.
+    pub lra: u64,
+}
+
+/// Runs Jolt's WebAssembly build in Node (`tools/jolt-wasm/panel.mjs`, from `tool_dir`) on the
+/// settings file `export --engine jolt` wrote (`export_json`), with the start and motion that
+/// [`write_jolt_inputs`] put in `dir`.
+pub fn run_jolt_wasm(tool_dir: &Path, dir: &Path, export_json: &str) -> Result<WasmRun, String> {
+    let settings = dir.join("export.json");
+    std::fs::write(&settings, export_json).map_err(|e| format!("{}: {e}", settings.display()))?;
+    let trace = dir.join("trace.txt");
+    let out = Command::new("node")
+        .current_dir(tool_dir)
+        .arg("panel.mjs")
+        .arg(&settings)
+        .arg(dir.join("start.txt"))
+        .arg(dir.join("motion.txt"))
+        .arg(&trace)
+        .output()
+        .map_err(|e| format!("cannot run node: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "node panel.mjs failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("panel.mjs printed no report: {e}"))?;
+    Ok(WasmRun {
+        frames: read_trace(&trace)?,
+        lra: report["lra"].as_u64().ok_or("panel.mjs: no `lra` count")?,
+    })
+}
+
+/// A trace: one line per frame, `x y z` of every particle.
+fn read_trace(trace: &Path) -> Result<Vec<Vec<Vec3>>, String> {
+    let text = std::fs::read_to_string(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
     text.lines()
         .map(|line| {
             let v: Vec<f32> = line
                 .split_whitespace()
                 .filter_map(|x| x.parse().ok())
                 .collect();
-            if v.len() != 3 * GRID.cols * GRID.rows {
+            if v.len() != 3 * COLS * ROWS {
                 return Err(format!(
                     "{}: a frame has {} numbers",
                     trace.display(),
@@ -276,69 +304,4 @@ fn run_jolt(bin: &Path, dir: &Path) -> Result<Vec<Vec<Vec3>>, String> {
             Ok(v.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect())
         })
         .collect()
-}
-
-fn main() -> Result<(), String> {
-    let mut args = std::env::args().skip(1);
-    let (mut preset, mut jolt, mut work) = (None, None, PathBuf::from("target/side_by_side"));
-    let mut overrides = Vec::new();
-    while let Some(a) = args.next() {
-        let value = args.next().ok_or_else(|| format!("{a} needs a value"))?;
-        match a.as_str() {
-            "--preset" => preset = Some(PathBuf::from(value)),
-            "--jolt" => jolt = Some(PathBuf::from(value)),
-            "--work" => work = PathBuf::from(value),
-            "--set" => overrides.push(value),
-            _ => {
-                return Err(format!(
-                    "unknown option {a}; options: --preset, --jolt, --work, --set"
-                ))
-            }
-        }
-    }
-    let path = preset.ok_or("--preset is required")?;
-    let loaded = Preset::load(&path).map_err(|e| e.to_string())?;
-    let mut params = comparable(&loaded.params);
-    for o in &overrides {
-        let (name, value) = o
-            .split_once('=')
-            .ok_or(format!("--set {o}: expected KNOB=VALUE"))?;
-        let v: f64 = value
-            .parse()
-            .map_err(|_| format!("--set {o}: not a number"))?;
-        if !params.set(name, v) {
-            return Err(format!("--set {o}: no knob `{name}`"));
-        }
-    }
-    params.validate().map_err(|e| format!("--set: {e}"))?;
-    let export = export_for_engine(
-        Engine::Jolt,
-        &Preset {
-            params: params.clone(),
-            ..loaded.clone()
-        },
-        None,
-        GRID,
-    )
-    .map_err(|e| e.to_string())?;
-    let settings: Value =
-        serde_json::from_str(&export.files[0].contents).map_err(|e| e.to_string())?;
-    println!(
-        "{} on a {} x {} panel, 5 cm apart, {FPS} Hz frames",
-        loaded.name, GRID.cols, GRID.rows
-    );
-    println!("| motion | solver | settle s | hem swing peak cm | vertical stretch max % |\n|---|---|---|---|---|");
-    for (i, m) in motions().iter().enumerate() {
-        println!(
-            "{}",
-            measure(&run_ours(&params, m), m).row(m.name, "cloth-tuner")
-        );
-        if let Some(bin) = &jolt {
-            let dir = work.join(format!("motion{i}"));
-            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            write_jolt_inputs(&dir, &settings, m).map_err(|e| format!("{}: {e}", dir.display()))?;
-            println!("{}", measure(&run_jolt(bin, &dir)?, m).row(m.name, "Jolt"));
-        }
-    }
-    Ok(())
 }
