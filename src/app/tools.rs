@@ -145,6 +145,9 @@ impl SweepRow {
 pub struct WedgeTool {
     pub(super) open: bool,
     rows: [SweepRow; 2],
+    /// Picture the frame where the cells differ most (as the command line does with no
+    /// `--frame`) instead of [`WedgeTool::frame`].
+    pick_frame: bool,
     frame: u64,
     running: Option<Background<(Wedge, Rgba)>>,
     shown: Option<(Wedge, egui::TextureHandle)>,
@@ -158,6 +161,7 @@ impl WedgeTool {
         Self {
             open: false,
             rows: [SweepRow::around("damping", params, 5), second],
+            pick_frame: true,
             frame: 60,
             running: None,
             shown: None,
@@ -275,11 +279,15 @@ impl App {
             character_label: None,
             sweeps,
             clip: scene.clip_name().to_string(),
-            frames: vec![w.frame],
-            trails: false,
+            frames: if w.pick_frame {
+                Vec::new()
+            } else {
+                vec![w.frame]
+            },
+            trails: true,
             film: 0,
             seconds: super::compare::METRICS_SECONDS,
-            camera: CameraSpec::ThreeQuarter,
+            camera: CameraSpec::Garment(None),
             cell_width: CELL_SIZE.0,
             cell_height: CELL_SIZE.1,
             force: false,
@@ -418,8 +426,13 @@ fn wedge_ui(w: &mut WedgeTool, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         sweep_row(ui, i, row);
     }
     ui.horizontal(|ui| {
-        ui.label("Frame");
-        ui.add(
+        ui.checkbox(&mut w.pick_frame, "Frame where the cells differ most")
+            .on_hover_text(
+                "Picture the moment the cells' hems and front edges are furthest apart; the \
+                 sheet's header says which frame that was",
+            );
+        ui.add_enabled(
+            !w.pick_frame,
             egui::DragValue::new(&mut w.frame)
                 .range(0..=crate::render::headless::MAX_FRAME)
                 .suffix(" steps"),
