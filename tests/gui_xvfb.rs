@@ -1,5 +1,6 @@
 //! The real binary under Xvfb with Mesa's software OpenGL: it must open its window, play, and
-//! show the tweed jacket in the viewport. Skips (with a note) on a developer machine without
+//! show the tweed jacket in the viewport, also when the character it was asked for is broken
+//! (it plays the built-in one and says why). Skips (with a note) on a developer machine without
 //! Xvfb or ImageMagick; fails when `CI=true`, because CI must prove the window renders.
 #![cfg(feature = "gui")]
 
@@ -36,28 +37,17 @@ fn tweed_pixels(png_path: &Path, area: (u32, u32, u32, u32)) -> (usize, u32, u32
     (count, w, h)
 }
 
-#[test]
-fn the_window_shows_the_jacket_under_xvfb() {
-    if !common::tools_present(&["Xvfb", "import"]) {
-        return;
-    }
-    // Make sure the jacket's look in the shipped preset is the one we look for.
-    let tweed = cloth_tuner::preset::Preset::load(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/tweed.json"),
-    )
-    .unwrap();
-    assert_eq!(tweed.look, FabricLook::TWEED);
-
+/// Starts the real binary with `args` on its own X server and waits until the tweed jacket
+/// shows in the viewport (at most 60 s); returns the tweed-coloured pixel count and the
+/// screenshot's size. Panics with the window's log if it exits or never shows the jacket.
+fn window_shows_tweed(args: &[&std::ffi::OsStr], shot_name: &str) -> (usize, u32, u32) {
     let (w, h) = (1280, 800);
     let (xvfb, display) = common::xvfb(w, h);
-
     let state = tempfile::tempdir().unwrap();
     let log_path = state.path().join("app.log");
     let log = std::fs::File::create(&log_path).unwrap();
-    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/tweed.json");
     let app = Command::new(env!("CARGO_BIN_EXE_cloth-tuner"))
-        .arg("--preset")
-        .arg(&preset)
+        .args(args)
         .env("DISPLAY", &display)
         .env("CLOTH_TUNER_STATE_DIR", state.path())
         .env("CLOTH_TUNER_REPORT_FPS", "1")
@@ -68,7 +58,7 @@ fn the_window_shows_the_jacket_under_xvfb() {
         .expect("the binary starts");
     let mut app = Reap(app);
 
-    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xvfb_tweed.png");
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(shot_name);
     let start = Instant::now();
     let mut last = (0, 0, 0);
     // Give the window a few seconds to open and play, then look until the jacket shows.
@@ -109,5 +99,54 @@ fn the_window_shows_the_jacket_under_xvfb() {
         "jacket visible: {} tweed-coloured pixels in {}",
         last.0,
         shot.display()
+    );
+    last
+}
+
+#[test]
+fn the_window_shows_the_jacket_under_xvfb() {
+    if !common::tools_present(&["Xvfb", "import"]) {
+        return;
+    }
+    // Make sure the jacket's look in the shipped preset is the one we look for.
+    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/tweed.json");
+    let tweed = cloth_tuner::preset::Preset::load(&preset).unwrap();
+    assert_eq!(tweed.look, FabricLook::TWEED);
+    window_shows_tweed(&["--preset".as_ref(), preset.as_os_str()], "xvfb_tweed.png");
+}
+
+#[test]
+fn the_window_opens_on_the_builtin_character_when_the_one_named_is_broken() {
+    if !common::tools_present(&["Xvfb", "import"]) {
+        return;
+    }
+    // The built-in character with an animation channel aimed at a node it does not have.
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.glb");
+    let glb =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/character.glb")).unwrap();
+    let json_len = u32::from_le_bytes([glb[12], glb[13], glb[14], glb[15]]) as usize;
+    let mut json: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    json["animations"][2]["channels"][7]["target"]["node"] = 512.into();
+    let mut text = serde_json::to_vec(&json).unwrap();
+    text.resize(text.len().div_ceil(4) * 4, b' ');
+    let bin = &glb[20 + json_len..];
+    let mut out = b"glTF".to_vec();
+    out.extend(2u32.to_le_bytes());
+    out.extend(((20 + text.len() + bin.len()) as u32).to_le_bytes());
+    out.extend((text.len() as u32).to_le_bytes());
+    out.extend(b"JSON");
+    out.extend(text);
+    out.extend(bin);
+    std::fs::write(&broken, out).unwrap();
+    let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/tweed.json");
+    window_shows_tweed(
+        &[
+            "--preset".as_ref(),
+            preset.as_os_str(),
+            "--character".as_ref(),
+            broken.as_os_str(),
+        ],
+        "xvfb_broken_character.png",
     );
 }

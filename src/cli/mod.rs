@@ -470,20 +470,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// No subcommand: the tuner window, or a note where this build has none.
+/// No subcommand: the tuner window, or a note where this build has none. A `--character`
+/// that does not load is not checked here: the window opens on the built-in character and
+/// says why, as it does for a character opened from its menu.
 fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Result<ExitCode> {
-    if character.character.is_some() {
-        // Checked here so a file that is no character is reported before any window opens;
-        // bones the names do not give are picked in the window's Character panel.
-        match character.load() {
-            Ok(_) => {}
-            Err(
-                crate::rig::RigError::MissingRoles { .. }
-                | crate::rig::RigError::UnknownBone { .. },
-            ) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
     #[cfg(feature = "gui")]
     {
         let options = crate::app::Options {
@@ -499,7 +489,7 @@ fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Re
     // Asked for a window this build cannot open: an error, so a script sees it.
     #[cfg(not(feature = "gui"))]
     {
-        let _ = preset;
+        let _ = (preset, character);
         eprintln!(
             "cloth-tuner: this build has no window (built without the `gui` feature).\n\
              Try `cloth-tuner validate presets/tweed.json` or `cloth-tuner params`; `--help` lists all commands."
