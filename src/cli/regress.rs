@@ -17,6 +17,7 @@ use super::render::{progress_bar, run_job, total, writable_dir, Job, OverlayName
 use crate::files::write_atomic;
 use crate::picture::{read_png, write_png, PngWriter};
 use crate::render::headless::{parse_size, CameraSpec, HeadlessGl, Offscreen};
+use html_escape::encode_double_quoted_attribute as escape;
 
 /// The manifest file (`tests/regress.json`).
 #[derive(Clone, Debug, Deserialize)]
@@ -408,13 +409,6 @@ fn check_records(
         });
     }
     Ok(())
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// The report page: a line per case, and expected / actual / diff side by side per failure.

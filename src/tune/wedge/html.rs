@@ -9,6 +9,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 use super::Wedge;
 use crate::tune::knobs::value_text;
+use html_escape::encode_double_quoted_attribute as escape;
 
 /// The page for `wedge`, whose sheet is the file `sheet_src` and whose cells' presets are in
 /// the folder `cells_dir` (both relative to the page, as written beside it).
@@ -224,13 +225,6 @@ fn ordered_fields<T: serde::Serialize>(value: &T) -> Vec<(String, serde_json::Va
         .and_then(|text| serde_json::from_str::<Ordered>(&text).ok())
         .map(|o| o.0)
         .unwrap_or_default()
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
