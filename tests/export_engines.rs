@@ -33,6 +33,16 @@ fn jacket() -> GridSize {
 /// Our envelope of `engine`'s export for `preset` at `hz`, parsed: the settings file itself,
 /// or for Magica Cloth 2 (whose settings file holds Magica's fields alone) the envelope
 /// beside it.
+/// The C++ `export --engine` writes for `engine` (Jolt, NvCloth) and `preset` on the jacket.
+fn generated_cpp(engine: Engine, preset: &Preset) -> String {
+    let out = export_for_engine(engine, preset, None, jacket()).unwrap();
+    out.files
+        .into_iter()
+        .find(|f| f.extension == "cpp")
+        .unwrap()
+        .contents
+}
+
 fn settings(engine: Engine, preset: &Preset, hz: Option<f32>) -> Value {
     let out = export_for_engine(engine, preset, hz, jacket()).unwrap();
     assert_eq!(out.files[0].extension, "json");
@@ -390,11 +400,9 @@ fn the_example_snippets_are_what_the_exporter_writes_for_tweed() {
         (Engine::Jolt, "examples/jolt/tweed_soft_body.cpp"),
         (Engine::NvCloth, "examples/nvcloth/tweed_cloth.cpp"),
     ] {
-        let out = export_for_engine(engine, &preset, None, jacket()).unwrap();
-        let cpp = out.files.iter().find(|f| f.extension == "cpp").unwrap();
         assert_eq!(
             std::fs::read_to_string(path).unwrap(),
-            cpp.contents,
+            generated_cpp(engine, &preset),
             "{path} is stale: cloth-tuner export --engine {engine} --preset presets/tweed.json"
         );
     }
@@ -571,13 +579,7 @@ fn chaos_iteration_count_was_per_substep_and_wrong_at_any_rate_but_60() {
 #[test]
 fn jolt_set_inverse_masses_after_create_constraints_and_lost_its_tethers() {
     for preset in tweed_and_veil() {
-        let out = export_for_engine(Engine::Jolt, &preset, None, jacket()).unwrap();
-        let cpp = &out
-            .files
-            .iter()
-            .find(|f| f.extension == "cpp")
-            .unwrap()
-            .contents;
+        let cpp = &generated_cpp(Engine::Jolt, &preset);
         // Jolt builds the tethers from the anchored vertices inside CreateConstraints.
         let last_mass = cpp.rfind(".mInvMass = ").unwrap();
         let create = cpp.find("CreateConstraints(").unwrap();
@@ -607,13 +609,7 @@ fn jolt_deformation_limit_maps_to_the_lra_multiplier() {
         assert_eq!(row["mLRAType"], "GeodesicDistance");
         assert_eq!(row["mLRAMaxDistanceMultiplier"].as_f64().unwrap(), 1.08);
     }
-    let out = export_for_engine(Engine::Jolt, &preset, None, jacket()).unwrap();
-    let cpp = &out
-        .files
-        .iter()
-        .find(|f| f.extension == "cpp")
-        .unwrap()
-        .contents;
+    let cpp = &generated_cpp(Engine::Jolt, &preset);
     assert!(
         cpp.contains("ELRAType::GeodesicDistance, 1.08f }"),
         "{}",

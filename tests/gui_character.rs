@@ -258,29 +258,14 @@ fn scaling_a_roles_ellipsoids_reloads_the_character_and_saves_beside_it() {
     );
 }
 
-/// A copy of a Mixamo-named test rig whose first animation channel aims at a node the file
+/// A copy of a Mixamo-named test rig whose first animation's eighth channel aims at a node the file
 /// does not have: valid JSON that the `gltf` crate's accessors would panic on.
 fn rig_with_a_broken_channel(path: &std::path::Path) {
     let glb = test_rig_glb(&RigStyle {
         naming: Naming::Mixamo,
         ..RigStyle::default()
     });
-    let u32_at = |o: usize| u32::from_le_bytes([glb[o], glb[o + 1], glb[o + 2], glb[o + 3]]);
-    let json_len = u32_at(12) as usize;
-    let text = std::str::from_utf8(&glb[20..20 + json_len]).unwrap();
-    let mut json: serde_json::Value = serde_json::from_str(text).unwrap();
-    json["animations"][0]["channels"][7]["target"]["node"] = 512.into();
-    let mut edited = serde_json::to_vec(&json).unwrap();
-    edited.resize(edited.len().div_ceil(4) * 4, b' ');
-    let bin = &glb[20 + json_len..];
-    let mut out = b"glTF".to_vec();
-    out.extend(2u32.to_le_bytes());
-    out.extend(((20 + edited.len() + bin.len()) as u32).to_le_bytes());
-    out.extend((edited.len() as u32).to_le_bytes());
-    out.extend(b"JSON");
-    out.extend(edited);
-    out.extend(bin);
-    std::fs::write(path, out).unwrap();
+    std::fs::write(path, common::with_channel_at_a_missing_node(&glb, 0, 7)).unwrap();
 }
 
 #[test]

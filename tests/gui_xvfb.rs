@@ -125,20 +125,7 @@ fn the_window_opens_on_the_builtin_character_when_the_one_named_is_broken() {
     let broken = dir.path().join("broken.glb");
     let glb =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/character.glb")).unwrap();
-    let json_len = u32::from_le_bytes([glb[12], glb[13], glb[14], glb[15]]) as usize;
-    let mut json: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
-    json["animations"][2]["channels"][7]["target"]["node"] = 512.into();
-    let mut text = serde_json::to_vec(&json).unwrap();
-    text.resize(text.len().div_ceil(4) * 4, b' ');
-    let bin = &glb[20 + json_len..];
-    let mut out = b"glTF".to_vec();
-    out.extend(2u32.to_le_bytes());
-    out.extend(((20 + text.len() + bin.len()) as u32).to_le_bytes());
-    out.extend((text.len() as u32).to_le_bytes());
-    out.extend(b"JSON");
-    out.extend(text);
-    out.extend(bin);
-    std::fs::write(&broken, out).unwrap();
+    std::fs::write(&broken, common::with_channel_at_a_missing_node(&glb, 2, 7)).unwrap();
     let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/tweed.json");
     window_shows_tweed(
         &[

@@ -7,20 +7,9 @@ use std::time::Instant;
 
 use cloth_tuner::preset::{Preset, PresetError};
 
-/// A small deterministic generator (xorshift64*): the same seed gives the same cases.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 const NASTY_VALUES: &[&str] = &[
     "NaN",

@@ -20,23 +20,9 @@ use cloth_tuner_assets::test_rig::{self, test_rig_glb, Naming, RigStyle};
 use glam::{Quat, Vec3};
 use serde_json::Value;
 
-/// A small deterministic generator (xorshift64*): the same seed gives the same cases.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, one_in: usize) -> bool {
-        self.below(one_in) == 0
-    }
-}
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// A valid character file split into its JSON and its binary chunk.
 struct Sample {
@@ -47,15 +33,7 @@ struct Sample {
 
 impl Sample {
     fn from_glb(name: &'static str, glb: &[u8]) -> Self {
-        let u32_at = |o: usize| u32::from_le_bytes([glb[o], glb[o + 1], glb[o + 2], glb[o + 3]]);
-        let json_len = u32_at(12) as usize;
-        let json = serde_json::from_slice(&glb[20..20 + json_len]).expect("the source is JSON");
-        let bin_at = 20 + json_len;
-        let bin = if bin_at + 8 <= glb.len() {
-            glb[bin_at + 8..bin_at + 8 + u32_at(bin_at) as usize].to_vec()
-        } else {
-            Vec::new()
-        };
+        let (json, bin) = cloth_tuner_assets::split_glb(glb).expect("the source is a .glb");
         Self { name, json, bin }
     }
 }
@@ -330,28 +308,10 @@ fn mutate_bin(bin: &mut [u8], rng: &mut Rng) {
 
 /// A `.glb` of this JSON and binary chunk, padded as the format says.
 fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(json).expect("JSON serialises");
-    while j.len() % 4 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + if b.is_empty() { 0 } else { 8 + b.len() };
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    if !b.is_empty() {
-        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&b);
-    }
-    out
+    cloth_tuner_assets::glb(
+        serde_json::to_vec(json).expect("JSON serialises"),
+        bin.to_vec(),
+    )
 }
 
 /// One broken copy of `sample`: one to three JSON edits, sometimes binary words too.
@@ -386,16 +346,16 @@ impl Tally {
         &mut self,
         case: String,
         names: &[&str],
-        result: std::thread::Result<Result<(), String>>,
+        result: std::thread::Result<Result<(), RigError>>,
     ) {
         self.cases += 1;
         match result {
             Ok(Ok(())) => self.loaded += 1,
-            Ok(Err(msg)) if msg.contains("loader failed") => {
-                self.panics.push(format!("{case}: {msg}"))
-            }
-            Ok(Err(msg)) => {
+            // Caught at the loader's boundary: still a panic.
+            Ok(Err(e @ RigError::Internal { .. })) => self.panics.push(format!("{case}: {e}")),
+            Ok(Err(e)) => {
                 self.refused += 1;
+                let msg = e.to_string();
                 if !names.iter().any(|n| msg.contains(n)) {
                     self.unnamed.push(format!("{case}: {msg}"));
                 }
@@ -451,9 +411,7 @@ fn character_cases(samples: &[Sample], from: usize, to: usize) -> Tally {
         let bytes = broken_copy(sample, &mut rng);
         let name = format!("fuzz-{}-{case}.glb", sample.name);
         let result = catch_unwind(AssertUnwindSafe(|| {
-            Character::from_glb(&bytes, &name)
-                .map(drop)
-                .map_err(|e| e.to_string())
+            Character::from_glb(&bytes, &name).map(drop)
         }));
         tally.record(format!("{} case {case}", sample.name), &[&name], result);
     }
@@ -530,15 +488,10 @@ fn settings_cases(glb_path: &Path, from: usize, to: usize) -> Tally {
         let text = serde_json::to_string_pretty(&json).expect("JSON serialises");
         let name = format!("fuzz-settings-{case}.cloth-character.json");
         let result = catch_unwind(AssertUnwindSafe(|| {
-            let settings =
-                CharacterSettings::from_json(&text, Path::new(&name)).map_err(|e| e.to_string())?;
+            let settings = CharacterSettings::from_json(&text, Path::new(&name))?;
             // Settings that parse are used on a real load: a bone map naming any bone, a
             // scale at the ends of the range.
-            match Character::load_with(glb_path, &settings) {
-                Ok(_) => Ok(()),
-                Err(RigError::Internal { what, .. }) => Err(format!("loader failed: {what}")),
-                Err(e) => Err(e.to_string()),
-            }
+            Character::load_with(glb_path, &settings).map(drop)
         }));
         // A refusal names the settings file (it does not parse) or the character (it cannot
         // be loaded with these settings).

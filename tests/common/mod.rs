@@ -159,3 +159,11 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// `glb` with animation `animation`'s channel `channel` aimed at node 512, which no test
+/// character has: valid JSON that the `gltf` crate's accessors would panic on.
+pub fn with_channel_at_a_missing_node(glb: &[u8], animation: usize, channel: usize) -> Vec<u8> {
+    let (mut json, bin) = cloth_tuner_assets::split_glb(glb).expect("a .glb");
+    json["animations"][animation]["channels"][channel]["target"]["node"] = 512.into();
+    cloth_tuner_assets::glb(serde_json::to_vec(&json).expect("JSON serialises"), bin)
+}

@@ -324,7 +324,7 @@ fn components(ty: &str) -> usize {
 }
 
 /// Wraps a JSON document and a binary chunk into a GLB container.
-pub(crate) fn glb(mut json: Vec<u8>, mut bin: Vec<u8>) -> Vec<u8> {
+pub fn glb(mut json: Vec<u8>, mut bin: Vec<u8>) -> Vec<u8> {
     while json.len() % 4 != 0 {
         json.push(b' ');
     }
@@ -343,4 +343,22 @@ pub(crate) fn glb(mut json: Vec<u8>, mut bin: Vec<u8>) -> Vec<u8> {
     out.extend_from_slice(b"BIN\0");
     out.extend_from_slice(&bin);
     out
+}
+
+/// A `.glb` written by [`glb`] taken apart again: its JSON document and its binary chunk
+/// (empty when it has none), for tests that edit a written file. `None` when the bytes are
+/// not such a file.
+pub fn split_glb(bytes: &[u8]) -> Option<(Value, Vec<u8>)> {
+    let u32_at = |o: usize| -> Option<usize> {
+        let b = bytes.get(o..o + 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let json_len = u32_at(12)?;
+    let json = serde_json::from_slice(bytes.get(20..20 + json_len)?).ok()?;
+    let bin_at = 20 + json_len;
+    let bin = match u32_at(bin_at) {
+        Some(len) => bytes.get(bin_at + 8..bin_at + 8 + len)?.to_vec(),
+        None => Vec::new(),
+    };
+    Some((json, bin))
 }
