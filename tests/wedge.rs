@@ -33,6 +33,21 @@ fn cloth_tuner_on(args: &[&str], threads: Option<usize>) -> Output {
     c.args(args).output().expect("run cloth-tuner")
 }
 
+/// `wedge --quiet` of the tweed over `DAMPING` on dodge, written to `out`, with `args`.
+fn damping_wedge(out: &Path, args: &[&str]) -> Output {
+    let mut argv = vec![
+        "wedge",
+        "--quiet",
+        "--preset",
+        "presets/tweed.json",
+        "--knob",
+        DAMPING,
+    ];
+    argv.extend_from_slice(&["--clip", "dodge", "--out", out.to_str().unwrap()]);
+    argv.extend_from_slice(args);
+    cloth_tuner(&argv)
+}
+
 /// The knobs of the small wedge: far apart, so every cell looks different by frame 30.
 const DAMPING: &str = "damping=0.005:0.3:2";
 const WORLD: &str = "world_motion_fraction=0:1:2";
@@ -383,24 +398,17 @@ fn frames_give_each_cell_a_filmstrip_of_moments_that_differ() {
     }
     let dir = scratch("wedge-strip");
     let out = dir.join("sheet.png");
-    let o = cloth_tuner(&[
-        "wedge",
-        "--quiet",
-        "--preset",
-        "presets/tweed.json",
-        "--knob",
-        DAMPING,
-        "--clip",
-        "dodge",
-        "--frames",
-        "60,20,40",
-        "--seconds",
-        "0.5",
-        "--cell-size",
-        "160x90",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = damping_wedge(
+        &out,
+        &[
+            "--frames",
+            "60,20,40",
+            "--seconds",
+            "0.5",
+            "--cell-size",
+            "160x90",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let sheet = read_png(&out).unwrap();
     let spec = WedgeSpec {
@@ -451,26 +459,19 @@ fn the_page_plays_every_cells_clip_in_step_from_files_beside_it() {
     }
     let dir = scratch("wedge-film");
     let out = dir.join("sheet.png");
-    let o = cloth_tuner(&[
-        "wedge",
-        "--quiet",
-        "--preset",
-        "presets/tweed.json",
-        "--knob",
-        DAMPING,
-        "--clip",
-        "dodge",
-        "--frame",
-        "30",
-        "--film",
-        "4",
-        "--seconds",
-        "0.5",
-        "--cell-size",
-        "128x72",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = damping_wedge(
+        &out,
+        &[
+            "--frame",
+            "30",
+            "--film",
+            "4",
+            "--seconds",
+            "0.5",
+            "--cell-size",
+            "128x72",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let html = std::fs::read_to_string(dir.join("sheet.html")).unwrap();
     // One scrubber over four frames, and a film per cell from the cells' folder.
@@ -542,26 +543,19 @@ fn the_page_plays_in_a_real_browser() {
     };
     let dir = scratch("wedge-browser");
     let out = dir.join("sheet.png");
-    let o = cloth_tuner(&[
-        "wedge",
-        "--quiet",
-        "--preset",
-        "presets/tweed.json",
-        "--knob",
-        DAMPING,
-        "--clip",
-        "dodge",
-        "--frame",
-        "30",
-        "--film",
-        "6",
-        "--seconds",
-        "0.5",
-        "--cell-size",
-        "96x54",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = damping_wedge(
+        &out,
+        &[
+            "--frame",
+            "30",
+            "--film",
+            "6",
+            "--seconds",
+            "0.5",
+            "--cell-size",
+            "96x54",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The page from disk, as a user opens it; the DOM after 1.5 s of the page's own time.
     let page = format!("file://{}", dir.join("sheet.html").display());
