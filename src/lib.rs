@@ -22,3 +22,16 @@ pub mod app;
 pub mod picture;
 #[cfg(feature = "gui")]
 pub mod render;
+
+/// The text of a caught panic's payload (the character loader's boundary, the viewport's
+/// drawing).
+#[cfg(feature = "rig")]
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with no message".to_string()
+    }
+}

@@ -625,7 +625,7 @@ impl PaintJob {
             );
         }));
         if let Err(payload) = drawn {
-            record(&self.failure, panic_message(payload.as_ref()));
+            record(&self.failure, crate::panic_message(payload.as_ref()));
         }
     }
 }
@@ -652,17 +652,6 @@ fn record(failure: &Mutex<Option<String>>, message: String) {
     };
     if f.is_none() {
         *f = Some(message);
-    }
-}
-
-/// The text of a panic's payload.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with no message".to_string()
     }
 }
 

@@ -277,14 +277,9 @@ fn guarded(
     load: impl FnOnce() -> Result<Character, RigError>,
 ) -> Result<Character, RigError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(load)).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "an internal error".into());
         Err(RigError::Internal {
             path: path.to_string(),
-            what,
+            what: crate::panic_message(panic.as_ref()),
         })
     })
 }
