@@ -1,15 +1,15 @@
 //! The body's skinning per frame on the built-in character and on a production-sized test rig
 //! (about 30,000 vertices and 60 bones): the fastest and the median of many calls to
-//! `rig::skin` on the walk's poses. `cargo bench --bench character`.
+//! `character::skin` on the walk's poses. `cargo bench --bench character`.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use cloth_tuner::rig::{skin, Character};
+use cloth_tuner::character::{skin, Character};
 use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
 use glam::Vec3;
 
-/// Microseconds per call of `rig::skin` over 60 frames of the walk: (fastest, median).
+/// Microseconds per call of `character::skin` over 60 frames of the walk: (fastest, median).
 fn skinning_us(c: &Character) -> (f64, f64) {
     let clip = c.clip("walk").expect("a walk");
     let mut pose = c.skeleton.rest_pose();

@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::scene::Scene;
 
 const PRESETS: [&str; 4] = ["tweed", "down_jacket", "veil", "skirt"];
 const CLIPS: [&str; 2] = ["walk", "dodge"];

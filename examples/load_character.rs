@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use cloth_tuner::rig::Character;
+use cloth_tuner::character::Character;
 use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -11,7 +11,11 @@ pub mod sim;
 pub mod tune;
 
 #[cfg(feature = "rig")]
-pub mod rig;
+pub mod character;
+#[cfg(feature = "rig")]
+pub mod garment;
+#[cfg(feature = "rig")]
+pub mod scene;
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -6,9 +6,9 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::metrics::simulate;
-use cloth_tuner::rig::Character;
+use cloth_tuner::scene::metrics::simulate;
 use cloth_tuner::tune::fit::{fit, FitError, FitResult, FitSpec, Stop, Trial};
 use cloth_tuner::tune::knobs::knob_list;
 use cloth_tuner::tune::targets::{metric, parse_targets, Target};

@@ -6,7 +6,7 @@
 
 mod common;
 
-use cloth_tuner::rig::{Character, CharacterSettings, Role as RigRole};
+use cloth_tuner::character::{Character, CharacterSettings, Role as RigRole};
 use cloth_tuner_assets::test_rig::{self, test_rig_glb, Naming, RigStyle};
 use common::{harness, type_path};
 use eframe::egui::accesskit::Role;

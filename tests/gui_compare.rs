@@ -8,8 +8,8 @@ mod common;
 use std::sync::Arc;
 
 use cloth_tuner::app::{App, Command, SHIPPED};
-use cloth_tuner::rig::metrics::simulate;
-use cloth_tuner::rig::Character;
+use cloth_tuner::character::Character;
+use cloth_tuner::scene::metrics::simulate;
 use common::harness;
 use eframe::egui;
 use egui_kittest::kittest::Queryable;

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use cloth_tuner::app::App;
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::character::Character;
+use cloth_tuner::scene::Scene;
 use eframe::egui;
 use egui::accesskit::Role;
 use egui::{ViewportCommand, ViewportEvent, ViewportId};

@@ -85,16 +85,20 @@ fn a_fit_in_the_window_lists_its_trials_and_apply_loads_the_result() {
     assert!(e.is_some_and(|e| e.contains("`wobble`")), "{e:?}");
     assert!(!h.state().tool_running());
     // The tweed's own hem swing, within 5 %: met at once, by the start itself or near it.
-    let character = std::sync::Arc::new(cloth_tuner::rig::Character::builtin());
+    let character = std::sync::Arc::new(cloth_tuner::character::Character::builtin());
     let probe = cloth_tuner::tune::fit::FitSpec::new(
         "sprint_stop",
         cloth_tuner::tune::targets::parse_targets("hem_swing_peak=0.1").unwrap(),
         cloth_tuner::tune::knobs::knob_list("damping").unwrap(),
     );
     let seconds = probe.check(&character).unwrap();
-    let m =
-        cloth_tuner::rig::metrics::simulate(character, h.state().preset(), "sprint_stop", seconds)
-            .unwrap();
+    let m = cloth_tuner::scene::metrics::simulate(
+        character,
+        h.state().preset(),
+        "sprint_stop",
+        seconds,
+    )
+    .unwrap();
     let target = format!("hem_swing_peak={}", m.hem_swing_peak_cm / 100.0);
     h.get_by_role_and_label(Role::TextInput, "Knobs")
         .set_text_value_accesskit("damping");

@@ -5,10 +5,11 @@
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::export::{export_for_engine, Engine, GridSize};
 use cloth_tuner::preset::{MaxDistanceMap, Preset};
-use cloth_tuner::rig::metrics::simulate;
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::scene::metrics::simulate;
+use cloth_tuner::scene::Scene;
 use serde_json::Value;
 
 const COLS: usize = 17;

@@ -467,11 +467,11 @@ fn nudged(spec: &cloth_tuner::sim::ParamSpec, v: f64) -> f64 {
 
 #[test]
 fn moving_any_knob_of_a_shipped_preset_by_5_percent_fails_its_motion_record() {
+    use cloth_tuner::character::Character;
     use cloth_tuner::cli::record::{compare, record, record_name, MotionRecord};
     use cloth_tuner::cli::regress::Manifest;
     use cloth_tuner::cli::render::Job;
     use cloth_tuner::preset::Preset;
-    use cloth_tuner::rig::Character;
     use cloth_tuner::sim::FabricParams;
     use std::sync::Arc;
     // No pictures here, so no GL: the records alone.

@@ -7,11 +7,12 @@ mod common;
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::picture::Rgba;
 use cloth_tuner::preset::Preset;
 use cloth_tuner::render::headless::{CameraSpec, HeadlessGl, Offscreen};
 use cloth_tuner::render::{scene_data, OrbitCamera, Overlays};
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::scene::Scene;
 use common::have_gl;
 
 /// Windowless GL and the tweed on walk after half a second, as the window shows it; `None`

@@ -6,8 +6,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Arc;
 
+use cloth_tuner::character::{skin, Character};
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::{skin, Character, Scene};
+use cloth_tuner::scene::Scene;
 
 /// Counts each thread's allocations: the tests run side by side and must not see each
 /// other's.

@@ -1,7 +1,7 @@
 //! The committed character asset: generated, loadable, and robust loading.
 #![cfg(feature = "rig")]
 
-use cloth_tuner::rig::{Character, RigError};
+use cloth_tuner::character::{Character, RigError};
 use cloth_tuner_assets::{body, motion, CHARACTER_PATH};
 
 fn committed_path() -> std::path::PathBuf {

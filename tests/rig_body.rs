@@ -1,7 +1,7 @@
 //! The body mesh, skinning and collision ellipsoids of the built-in character.
 #![cfg(feature = "rig")]
 
-use cloth_tuner::rig::{skin, Character};
+use cloth_tuner::character::{skin, Character};
 use glam::{Mat4, Vec3};
 
 /// Point-in-mesh test: ray parity along three skewed directions, majority vote (a ray that

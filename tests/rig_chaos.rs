@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::drift::floor;
-use cloth_tuner::rig::Character;
+use cloth_tuner::scene::drift::floor;
 
 /// The hem RMS (cm) between the preset and the same with a millionth more damping
-/// (`rig::drift::floor`, the drift tool's floor column), 3 s of each clip, summed over the
+/// (`scene::drift::floor`, the drift tool's floor column), 3 s of each clip, summed over the
 /// character's nine clips; each clip printed for the log.
 fn over_every_clip(file: &str) -> f32 {
     let c = Arc::new(Character::builtin());

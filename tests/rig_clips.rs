@@ -1,7 +1,7 @@
 //! The built-in clips: rigid bones, clean loops, pure sampling, plausible root motion.
 #![cfg(feature = "rig")]
 
-use cloth_tuner::rig::{Character, Clip, Pose};
+use cloth_tuner::character::{Character, Clip, Pose};
 use cloth_tuner::sim::Frame;
 use glam::{Mat4, Quat, Vec3};
 

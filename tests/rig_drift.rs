@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::drift::{drift, drift_rates, drift_steps, table, DriftError};
-use cloth_tuner::rig::Character;
+use cloth_tuner::scene::drift::{drift, drift_rates, drift_steps, table, DriftError};
 
 #[test]
 fn the_preset_against_itself_does_not_drift() {

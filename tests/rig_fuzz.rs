@@ -13,9 +13,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::Instant;
 
-use cloth_tuner::rig::import::GROUND_BONE;
-use cloth_tuner::rig::settings::CharacterSettings;
-use cloth_tuner::rig::{Character, RigError, Role};
+use cloth_tuner::character::import::GROUND_BONE;
+use cloth_tuner::character::settings::CharacterSettings;
+use cloth_tuner::character::{Character, RigError, Role};
 use cloth_tuner_assets::test_rig::{self, test_rig_glb, Naming, RigStyle};
 use glam::{Quat, Vec3};
 use serde_json::Value;

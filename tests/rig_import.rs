@@ -10,7 +10,8 @@ use std::f32::consts::FRAC_PI_2;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cloth_tuner::rig::{Character, CharacterSettings, RigError, Role, Scene};
+use cloth_tuner::character::{Character, CharacterSettings, RigError, Role};
+use cloth_tuner::scene::Scene;
 use cloth_tuner_assets::test_rig::{
     bone_called, test_rig_glb, test_rig_gltf, Naming, RigStyle, MAPPED_ROLES,
 };

@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::{Garment, Preset};
-use cloth_tuner::rig::metrics::{simulate, simulate_drawing, Drawing, Metrics};
-use cloth_tuner::rig::{Character, Scene, SceneError};
+use cloth_tuner::scene::metrics::{simulate, simulate_drawing, Drawing, Metrics};
+use cloth_tuner::scene::{Scene, SceneError};
 use glam::{Mat4, Vec3};
 
 mod jacket_checks;
@@ -307,13 +308,13 @@ fn an_unknown_clip_lists_the_valid_ones() {
 fn motion_end_is_found_for_the_clip_that_stops() {
     let c = character();
     let stop = c.clip("sprint_stop").unwrap();
-    let end = cloth_tuner::rig::metrics::motion_end(&c, stop).unwrap();
+    let end = cloth_tuner::scene::metrics::motion_end(&c, stop).unwrap();
     assert!(
         end > 1.4 && end < stop.duration as f64,
         "sprint_stop motion ends at {end}"
     );
     assert_eq!(
-        cloth_tuner::rig::metrics::motion_end(&c, c.clip("walk").unwrap()),
+        cloth_tuner::scene::metrics::motion_end(&c, c.clip("walk").unwrap()),
         None
     );
     let _ = Vec3::ZERO;
@@ -338,7 +339,7 @@ fn the_three_presets_are_measurably_different_fabrics() {
             (dodge, settle as f32)
         })
         .collect();
-    let values = |(m, settle): &(cloth_tuner::rig::metrics::Metrics, f32)| {
+    let values = |(m, settle): &(cloth_tuner::scene::metrics::Metrics, f32)| {
         [
             ("hem swing peak", m.hem_swing_peak_cm),
             ("hem swing rms", m.hem_swing_rms_cm),

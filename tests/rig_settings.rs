@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use cloth_tuner::rig::settings::settings_schema_text;
-use cloth_tuner::rig::{CharacterSettings, Role};
+use cloth_tuner::character::settings::settings_schema_text;
+use cloth_tuner::character::{CharacterSettings, Role};
 
 #[test]
 fn the_committed_schema_is_the_generated_one() {

@@ -7,10 +7,11 @@ mod jacket_checks;
 
 use std::sync::Arc;
 
+use cloth_tuner::character::{Character, Role};
+use cloth_tuner::garment::skirt::{catmull_rom_loop, smooth_ring};
 use cloth_tuner::preset::{Garment, Preset};
-use cloth_tuner::rig::metrics::simulate;
-use cloth_tuner::rig::skirt::{catmull_rom_loop, smooth_ring};
-use cloth_tuner::rig::{Character, Role, Scene};
+use cloth_tuner::scene::metrics::simulate;
+use cloth_tuner::scene::Scene;
 use glam::Vec3;
 
 fn character() -> Arc<Character> {

@@ -3,8 +3,10 @@
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
+use cloth_tuner::garment::open_indices;
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::{open_indices, Character, Scene};
+use cloth_tuner::scene::Scene;
 use cloth_tuner::sim::{ConstraintKind, FoldAxis, FoldLine};
 
 fn tweed() -> Preset {

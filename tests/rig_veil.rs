@@ -7,9 +7,10 @@ mod jacket_checks;
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::export::{export_for_engine, particle_table, Engine, GridSize};
 use cloth_tuner::preset::{Garment, Preset};
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::scene::Scene;
 use cloth_tuner::sim::Collider;
 
 fn character() -> Arc<Character> {

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::{Garment, Preset};
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::scene::Scene;
 use cloth_tuner::sim::{Frame, WorldMotion, TELEPORT_ANGLE, TELEPORT_DISTANCE};
 use glam::{Quat, Vec3};
 

@@ -13,8 +13,9 @@
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::scene::Scene;
 use cloth_tuner::sim::{
     Cloth, ClothStats, FabricParams, FixedStep, Frame, StepInput, Topology, TELEPORT_DISTANCE,
 };

@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::Preset;
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::scene::Scene;
 use cloth_tuner::sim::{
     Cloth, Collider, FabricParams, Frame, Kernel, SolveOrder, StepInput, Topology, BAND_ROWS,
 };

@@ -17,8 +17,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::{Garment, Preset};
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::scene::Scene;
 use cloth_tuner::sim::{FabricParams, ParamKind};
 
 /// Sets in the normal suite.

@@ -244,8 +244,8 @@ fn a_2x2_wedge_writes_a_labelled_sheet_a_page_and_cell_presets() {
 
         // The row's metrics are that preset's: simulate it and compare the hem swing.
         if i == 3 {
-            let m = cloth_tuner::rig::metrics::simulate(
-                std::sync::Arc::new(cloth_tuner::rig::Character::builtin()),
+            let m = cloth_tuner::scene::metrics::simulate(
+                std::sync::Arc::new(cloth_tuner::character::Character::builtin()),
                 &preset,
                 "dodge",
                 1.0,
@@ -762,7 +762,7 @@ fn a_sheet_that_is_not_a_png_is_refused() {
 /// the share of its height their rows span.
 fn jacket_cover(
     offscreen: &mut cloth_tuner::render::headless::Offscreen,
-    scene: &mut cloth_tuner::rig::Scene,
+    scene: &mut cloth_tuner::scene::Scene,
     camera: &CameraSpec,
 ) -> (f64, f64) {
     use cloth_tuner::render::{scene_data, Overlays};
@@ -792,9 +792,10 @@ fn the_garment_camera_fills_the_picture_with_the_jacket() {
     if !have_gl("the garment camera") {
         return;
     }
+    use cloth_tuner::character::Character;
     use cloth_tuner::render::headless::{HeadlessGl, Offscreen};
-    use cloth_tuner::rig::motion::ClipMotion;
-    use cloth_tuner::rig::{Character, Scene};
+    use cloth_tuner::scene::motion::ClipMotion;
+    use cloth_tuner::scene::Scene;
     use std::sync::Arc;
     let character = Arc::new(Character::builtin());
     let preset = Preset::load("presets/tweed.json").unwrap();

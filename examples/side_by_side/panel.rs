@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use cloth_tuner::rig::metrics::SETTLE_SPEED;
+use cloth_tuner::scene::metrics::SETTLE_SPEED;
 use cloth_tuner::sim::{Cloth, FabricParams, Frame, StepInput, Topology};
 use glam::{Quat, Vec3};
 use serde_json::Value;

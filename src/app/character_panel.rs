@@ -15,10 +15,10 @@ use egui::{Color32, Ui};
 
 use super::command::Command;
 use super::{scene_on, App};
+use crate::character::import::GROUND_BONE;
+use crate::character::settings::ELLIPSOID_SCALE_RANGE;
+use crate::character::{Character, CharacterSettings, RigError, Role};
 use crate::render::Overlays;
-use crate::rig::import::GROUND_BONE;
-use crate::rig::settings::ELLIPSOID_SCALE_RANGE;
-use crate::rig::{Character, CharacterSettings, RigError, Role};
 
 /// What the Character window edits, and what it knows about the file.
 #[derive(Clone, Debug)]
@@ -437,7 +437,7 @@ impl App {
     }
 
     /// Switches to `scene` on the character at `path`, or shows why it cannot.
-    fn play_character(&mut self, scene: Result<crate::rig::Scene, String>, path: Option<&Path>) {
+    fn play_character(&mut self, scene: Result<crate::scene::Scene, String>, path: Option<&Path>) {
         match scene {
             Ok(scene) => {
                 self.playback.replace_scene(scene);

@@ -15,8 +15,8 @@ use super::document::Document;
 use super::viewport::{OtherView, Snapshot};
 use super::App;
 use crate::preset::Preset;
-use crate::rig::metrics::{simulate, Metrics};
-use crate::rig::Scene;
+use crate::scene::metrics::{simulate, Metrics};
+use crate::scene::Scene;
 
 /// Simulated seconds behind the metrics table (`simulate`'s default, so the numbers match).
 pub const METRICS_SECONDS: f64 = 6.0;

@@ -34,10 +34,11 @@ use std::sync::Arc;
 use egui::Ui;
 use serde::{Deserialize, Serialize};
 
+use crate::character::Character;
 use crate::export::{export_for_engine, Engine, EngineExport, GridSize};
 use crate::preset::Preset;
 use crate::render::{OrbitCamera, Overlays, Quality};
-use crate::rig::{Character, Scene};
+use crate::scene::Scene;
 use crate::sim::FabricParams;
 pub use character_panel::CharacterEditor;
 pub use command::Command;
@@ -750,7 +751,7 @@ fn starting_preset(wanted: Option<&Path>) -> (Preset, Option<PathBuf>, Option<St
 /// Refuses a preset whose painted max distances were made for another grid than the one the
 /// jacket has on `character`.
 fn fits_grid(preset: &Preset, path: Option<&Path>, character: &Character) -> Result<(), String> {
-    let grid = crate::rig::jacket::JacketLayout::fitted(character);
+    let grid = crate::garment::jacket::JacketLayout::fitted(character);
     let path = path.unwrap_or(Path::new("(unsaved preset)"));
     preset
         .check_map_grid(path, grid.cols, grid.rows)

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::plots::History;
 use crate::preset::{Garment, Preset};
-use crate::rig::Scene;
+use crate::scene::Scene;
 use crate::sim::{FabricParams, FixedStep, FoldLine};
 
 /// At most this many simulation steps per drawn frame; a slower frame drops the backlog.

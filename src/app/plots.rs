@@ -9,7 +9,7 @@ use egui_plot::{
     PlotTransform,
 };
 
-use crate::rig::FrameStats;
+use crate::scene::FrameStats;
 
 /// How much history the plots keep, seconds of simulation time.
 pub const WINDOW_SECONDS: f64 = 10.0;

@@ -14,7 +14,7 @@ use crate::render::{
     scene_data, ClothData, FabricLook, MeshData, OrbitCamera, Overlays, Quality, Renderer,
     SceneData,
 };
-use crate::rig::Scene;
+use crate::scene::Scene;
 use crate::sim::{Collider, FoldLine, Topology};
 
 /// An owned triangle mesh (copied out of the simulation for the paint callback).

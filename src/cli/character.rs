@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::rig::{Character, RigError};
+use crate::character::{Character, RigError};
 
 /// The character options of a command.
 #[derive(Clone, Debug, Default, clap::Args)]

@@ -125,7 +125,7 @@ fn run(args: &FitArgs) -> anyhow::Result<bool> {
 /// that `--out` can be written at the end.
 fn prepare(
     args: &FitArgs,
-) -> anyhow::Result<(Preset, std::sync::Arc<crate::rig::Character>, FitSpec)> {
+) -> anyhow::Result<(Preset, std::sync::Arc<crate::character::Character>, FitSpec)> {
     let targets = parse_targets(&args.target.join(","))?;
     let knobs = knob_list(&args.knobs)?;
     let mut spec = FitSpec::new(&args.clip, targets, knobs);

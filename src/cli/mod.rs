@@ -461,7 +461,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         })),
         Some(Command::Schema { character_settings }) => {
             if character_settings {
-                print!("{}", crate::rig::settings::settings_schema_text());
+                print!("{}", crate::character::settings::settings_schema_text());
             } else {
                 print!("{}", crate::preset::schema::schema_text());
             }
@@ -507,7 +507,7 @@ fn simulate_command(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let (preset, character) = prepare_run(preset, character, seconds, 3600.0)?;
-    let m = crate::rig::metrics::simulate(character, &preset, clip, seconds)?;
+    let m = crate::scene::metrics::simulate(character, &preset, clip, seconds)?;
     print_result(json, &m, || m.to_text())
 }
 
@@ -520,7 +520,7 @@ fn drift_command(
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    use crate::rig::drift::{drift_rates, drift_steps, table};
+    use crate::scene::drift::{drift_rates, drift_steps, table};
     let (preset, character) = prepare_run(preset, character, seconds, 600.0)?;
     // Hidden for JSON, as the other batch commands' `--quiet`: stdout stays the result alone.
     let total = drift_steps(&preset, rates, seconds)? as usize;
@@ -551,7 +551,7 @@ fn prepare_run(
     character: &CharacterArgs,
     seconds: f64,
     max: f64,
-) -> anyhow::Result<(Preset, std::sync::Arc<crate::rig::Character>)> {
+) -> anyhow::Result<(Preset, std::sync::Arc<crate::character::Character>)> {
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= max) {
         anyhow::bail!("--seconds must be more than 0 and at most {max}, got {seconds}");
     }
@@ -559,7 +559,7 @@ fn prepare_run(
     let preset = Preset::load(path)?;
     let character = character.load()?;
     // Here, where the file is known, rather than as the scene's error naming the preset.
-    let grid = crate::rig::jacket::JacketLayout::fitted(&character);
+    let grid = crate::garment::jacket::JacketLayout::fitted(&character);
     preset.check_map_grid(path, grid.cols, grid.rows)?;
     Ok((preset, character))
 }

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::render::Job;
 use crate::preset::Garment;
-use crate::rig::drift::scene_path;
-use crate::rig::{Scene, SceneError};
+use crate::scene::drift::scene_path;
+use crate::scene::{Scene, SceneError};
 
 /// The entry of [`MotionRecord::particles`] that stands for the hood's end (the point its
 /// pendulum swings), recorded after the particles on a hooded jacket.
@@ -66,7 +66,7 @@ pub struct MotionRecord {
 
 /// The particles a record follows: the hem and the front opening's columns (the same ones
 /// the pictures' trails follow).
-pub use crate::rig::motion::followed_particles as recorded_particles;
+pub use crate::scene::motion::followed_particles as recorded_particles;
 
 /// How a run's hem compared with its record.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -197,8 +197,8 @@ mod tests {
 
     #[test]
     fn records_follow_the_hem_and_the_front_edges() {
-        let c = crate::rig::Character::builtin();
-        let scene = crate::rig::Scene::new(
+        let c = crate::character::Character::builtin();
+        let scene = crate::scene::Scene::new(
             std::sync::Arc::new(c),
             &crate::preset::Preset::default(),
             "walk",

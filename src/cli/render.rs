@@ -11,6 +11,7 @@ use anyhow::Context as _;
 use indicatif::ProgressBar;
 
 use super::progress_bar_of;
+use crate::character::Character;
 use crate::picture::{PngWriter, Rgba};
 use crate::preset::Preset;
 pub use crate::render::headless::CameraSpec;
@@ -18,8 +19,8 @@ use crate::render::headless::{HeadlessGl, Offscreen};
 use crate::render::scene_data;
 use crate::render::trails::draw_trails;
 use crate::render::Overlays;
-use crate::rig::motion::{trail_rows, ClipMotion, TrailBuffer};
-use crate::rig::{Character, Scene};
+use crate::scene::motion::{trail_rows, ClipMotion, TrailBuffer};
+use crate::scene::Scene;
 
 pub use crate::render::headless::MAX_FRAME;
 

@@ -35,9 +35,9 @@ impl GridSize {
     /// `garment` on the built-in character, as a scene builds it: its grid and rest area.
     #[cfg(feature = "rig")]
     pub fn builtin(garment: crate::preset::Garment) -> Self {
-        use crate::rig::jacket::JacketRig;
-        let character = crate::rig::Character::builtin();
-        let layout = crate::rig::layout_for(&character, garment);
+        use crate::garment::jacket::JacketRig;
+        let character = crate::character::Character::builtin();
+        let layout = crate::scene::layout_for(&character, garment);
         let rig = JacketRig::new(&character, &layout, garment)
             .expect("the built-in garments build on the built-in character (tests/rig_*.rs)");
         Self::of_topology(&rig.topology)

@@ -15,8 +15,8 @@ use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Viewport};
 
 use super::{GarmentView, OrbitCamera, Overlays, Renderer, SceneData, View};
 use crate::picture::Rgba;
-use crate::rig::motion::ClipMotion;
-use crate::rig::Scene;
+use crate::scene::motion::ClipMotion;
+use crate::scene::Scene;
 
 /// The Debian packages that provide windowless OpenGL.
 pub const GL_PACKAGES: &str = "libegl1 libegl-mesa0 libgl1-mesa-dri";
@@ -297,7 +297,7 @@ impl CameraSpec {
     }
 
     /// This camera with a garment view fitted to `motions` (runs of the clip, see
-    /// [`crate::rig::motion::ClipMotion`]) for pictures of `width` x `height`; any other
+    /// [`crate::scene::motion::ClipMotion`]) for pictures of `width` x `height`; any other
     /// camera, or a garment view already fitted, as it is.
     pub fn fitted(self, motions: &[ClipMotion], width: u32, height: u32) -> Self {
         match self {
@@ -368,7 +368,7 @@ mod tests {
             target: Vec3::new(0.0, 1.0, 0.0),
         };
         let scene = Scene::new(
-            std::sync::Arc::new(crate::rig::Character::builtin()),
+            std::sync::Arc::new(crate::character::Character::builtin()),
             &crate::preset::Preset::default(),
             "idle",
         )

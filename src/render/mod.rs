@@ -22,7 +22,7 @@ use three_d::{
     Object, Positions, RenderTarget, ScissorBox, Srgba, TextureData, Viewport,
 };
 
-use crate::rig::Scene;
+use crate::scene::Scene;
 use crate::sim::{Collider, FoldAxis, FoldLine, Topology};
 pub use camera::{GarmentView, OrbitCamera, View};
 pub use fabric::FabricLook;
@@ -1083,7 +1083,7 @@ mod tests {
 
     #[test]
     fn the_built_in_body_is_closed_so_its_back_faces_are_skipped() {
-        let character = std::sync::Arc::new(crate::rig::Character::builtin());
+        let character = std::sync::Arc::new(crate::character::Character::builtin());
         let plain = crate::preset::Preset::load("presets/tweed.json").unwrap();
         let mut scene = Scene::new(character, &plain, "walk").unwrap();
         scene.step();
@@ -1100,7 +1100,7 @@ mod tests {
 
     #[test]
     fn the_collision_overlay_gets_the_hoods_colliders_on_a_hooded_jacket_only() {
-        let character = std::sync::Arc::new(crate::rig::Character::builtin());
+        let character = std::sync::Arc::new(crate::character::Character::builtin());
         let hooded = crate::preset::Preset::load("presets/down_jacket.json").unwrap();
         let plain = crate::preset::Preset::load("presets/tweed.json").unwrap();
         let mut scene = Scene::new(character.clone(), &hooded, "walk").unwrap();

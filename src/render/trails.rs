@@ -9,7 +9,7 @@ use tiny_skia::{LineCap, LineJoin, Paint, PathBuilder, PixmapMut, Stroke, Transf
 
 use super::OrbitCamera;
 use crate::picture::Rgba;
-use crate::rig::motion::TrailBuffer;
+use crate::scene::motion::TrailBuffer;
 
 /// How many bands of age the trail is drawn in, oldest (faintest) first.
 const BANDS: usize = 6;
@@ -87,9 +87,10 @@ pub fn draw_trails(image: &mut Rgba, camera: &OrbitCamera, root: Mat4, trail: &T
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::character::Character;
     use crate::preset::Preset;
     use crate::render::headless::CameraSpec;
-    use crate::rig::{Character, Scene};
+    use crate::scene::Scene;
     use std::sync::Arc;
 
     #[test]

@@ -1,5 +1,5 @@
 //! `fit`: a search over a few knobs for the preset whose
-//! [`simulate`](crate::rig::metrics::simulate) metrics meet targets ("settle in 1.2 s, swing
+//! [`simulate`](crate::scene::metrics::simulate) metrics meet targets ("settle in 1.2 s, swing
 //! 6 cm"). The core the command line and the tuner share: [`fit`] reports each trial as it
 //! finishes, stops on a trial cap, a wall-clock budget or a cancel flag, and returns the
 //! nearest preset with how near it came.
@@ -27,9 +27,10 @@ use rayon::prelude::*;
 
 use super::knobs::{KnobError, Setting};
 use super::targets::{round_sig, with_unit, Target, TargetError};
+use crate::character::Character;
 use crate::preset::Preset;
-use crate::rig::metrics::{motion_end, simulate_drawing, Drawing, Metrics};
-use crate::rig::{Character, SceneError};
+use crate::scene::metrics::{motion_end, simulate_drawing, Drawing, Metrics};
+use crate::scene::SceneError;
 use crate::sim::{ParamKind, ParamSpec};
 
 /// A target counts as met within this share of its scale unless the caller says otherwise.

@@ -1,10 +1,10 @@
 //! What `fit` can be asked for: the one table of target metrics (the name a user types, its SI
-//! unit, how to read it from [`simulate`](crate::rig::metrics::simulate)'s [`Metrics`], the
+//! unit, how to read it from [`simulate`](crate::scene::metrics::simulate)'s [`Metrics`], the
 //! scale a miss is measured against) and the parsing of `settle_time=1.2,hem_swing_rms=0.06`.
 
 use std::fmt;
 
-use crate::rig::metrics::Metrics;
+use crate::scene::metrics::Metrics;
 
 /// A metric a fit can aim at.
 #[derive(Debug)]

@@ -29,14 +29,15 @@ pub use html::html;
 pub use sheet::{sheet, Layout, Rect};
 
 use super::knobs::{combinations, KnobError, Setting, Sweep};
+use crate::character::Character;
 use crate::picture::Rgba;
 use crate::preset::{Preset, PresetError};
 use crate::render::headless::{CameraSpec, HeadlessError, HeadlessGl, Offscreen};
 use crate::render::trails::draw_trails;
 use crate::render::{scene_data, Overlays};
-use crate::rig::metrics::{simulate_drawing, Drawing, Metrics};
-use crate::rig::motion::{clip_steps, most_different_step, trail_rows, ClipMotion, TrailBuffer};
-use crate::rig::{Character, Scene, SceneError};
+use crate::scene::metrics::{simulate_drawing, Drawing, Metrics};
+use crate::scene::motion::{clip_steps, most_different_step, trail_rows, ClipMotion, TrailBuffer};
+use crate::scene::{Scene, SceneError};
 use crate::sim::{FabricParams, ParamError};
 
 pub use crate::render::headless::MAX_FRAME;

@@ -4,8 +4,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use cloth_tuner::character::Character;
 use cloth_tuner::preset::{Garment, Preset};
-use cloth_tuner::rig::{Character, Scene};
+use cloth_tuner::scene::Scene;
 use cloth_tuner::sim::ConstraintKind;
 use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
 

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use glam::Vec3;
 use serde::Serialize;
 
-use super::{Character, Scene, SceneError};
+use super::{Scene, SceneError};
+use crate::character::Character;
 use crate::preset::convert::{convert_preset, retimed, ConvertError};
 use crate::preset::Preset;
 

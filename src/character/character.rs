@@ -12,7 +12,7 @@ use gltf::animation::{Interpolation, Property};
 
 use super::clip::{BoneTrack, Clip, Track};
 use super::ellipsoid::Ellipsoid;
-use super::fit::fit_ellipsoids;
+use super::ellipsoid_fit::fit_ellipsoids;
 use super::mesh::SkinnedMesh;
 use super::roles::{Role, Roles};
 use super::settings::{CharacterSettings, SettingsError};
@@ -251,7 +251,7 @@ impl Character {
         self.clips.iter().map(|c| c.name.as_str())
     }
 
-    /// Skinning matrices `model[i] * inverse_bind[i]` for [`crate::rig::skin`]. `out` is
+    /// Skinning matrices `model[i] * inverse_bind[i]` for [`crate::character::skin`]. `out` is
     /// resized (allocating only when too small).
     pub fn skin_matrices(&self, model: &[Mat4], out: &mut Vec<Mat4>) {
         out.clear();

@@ -18,7 +18,7 @@ use super::jacket::{
     landmarks, surface_samples, torso_rings, Binding, JacketLayout, JacketRig, Ring,
     BUILTIN_LANDMARKS,
 };
-use super::{BodyAxis, Character, PosedEllipsoid, Role};
+use crate::character::{BodyAxis, Character, PosedEllipsoid, Role};
 use crate::sim::{
     closest_between_segments, hold_row_sideways, surely_beyond, swing_clear, Collider, Topology,
 };
@@ -448,7 +448,7 @@ impl LegLines {
 
     /// Pushes the references of the skirt's lower rows (`cols` a row) out of the legs and
     /// from between them ([`Self::push_reference`]).
-    pub(super) fn push_references(&self, cols: usize, reference: &mut [Vec3]) {
+    pub(crate) fn push_references(&self, cols: usize, reference: &mut [Vec3]) {
         let rows = reference.len() / cols;
         for (i, r) in reference.iter_mut().enumerate() {
             *r = self.push_reference(i / cols, rows, *r);
@@ -928,7 +928,7 @@ pub fn smooth_ring(ring: &[Vec3], limit: f32, out: &mut Vec<Vec3>) {
 /// simulation row above it (`rows_per_sim` of them) take a share of the same move that grows
 /// toward the hem, so the skinned sheet bends into it. `cols_per_sim` render columns span a
 /// grid column.
-pub(super) fn smooth_hem(
+pub(crate) fn smooth_hem(
     hem: &[Vec3],
     (nu, nv): (usize, usize),
     (cols_per_sim, rows_per_sim): (usize, usize),

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use glam::Vec3;
 use serde::Serialize;
 
-use super::scene::find_clip;
-use super::{Character, Clip, Scene, SceneError};
+use super::{find_clip, Scene, SceneError};
+use crate::character::{Character, Clip};
 use crate::preset::Preset;
 
 /// Hem speed relative to the body below which the jacket counts as settled, m/s.

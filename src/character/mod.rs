@@ -1,6 +1,6 @@
-//! What loads, animates and dresses a character: the skeleton and its clips with root motion,
-//! CPU skinning, the collision ellipsoids, the jacket rig, the scene that plays a clip with the
-//! cloth on, and what is measured there.
+//! What drives a character: the skeleton and its clips with root motion, CPU skinning, the
+//! bone roles, the character settings file, and the collision ellipsoids fitted to its skin.
+//! What dresses it is [`crate::garment`]; what plays and measures it, [`crate::scene`].
 //!
 //! A character is data: a glTF 2.0 file holding the skeleton, the skinned body mesh and the
 //! animation clips. [`Character`] loads it. Our own files (the built-in mannequin,
@@ -22,7 +22,7 @@
 //! Typical use, per frame and without allocation once the buffers exist:
 //!
 //! ```
-//! use cloth_tuner::rig::{skin, Character};
+//! use cloth_tuner::character::{skin, Character};
 //! let character = Character::builtin();
 //! let walk = character.clip("walk").expect("the built-in character has a walk");
 //! let mut pose = character.skeleton.rest_pose();
@@ -39,34 +39,23 @@
 mod character;
 mod check;
 mod clip;
-pub mod drift;
 mod ellipsoid;
-mod fit;
-mod hood;
+mod ellipsoid_fit;
 pub mod import;
-pub mod jacket;
 mod mesh;
-pub mod metrics;
-pub mod motion;
-mod nearest;
 mod retarget;
 mod roles;
-mod scene;
 pub mod settings;
 mod skeleton;
-pub mod skirt;
 mod source;
-mod torn_mesh;
-mod veil;
 
 pub use character::{Character, RigError, NATIVE_GENERATOR};
 pub use clip::{Clip, Track};
 pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
-pub use fit::MAX_ELONGATION;
+pub use ellipsoid_fit::MAX_ELONGATION;
+pub(crate) use ellipsoid_fit::{head_and_shoulders, vertex_roles};
 pub use mesh::{skin, SkinnedMesh};
 pub use roles::{Role, Roles};
-pub use scene::{layout_for, FrameStats, MeshView, Scene, SceneError};
 pub use settings::CharacterSettings;
 pub use skeleton::{BodyAxis, Bone, Pose, Skeleton};
 pub use source::MAX_FILE_BYTES;
-pub use torn_mesh::open_indices;

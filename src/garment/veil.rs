@@ -2,7 +2,7 @@
 //! simulated with the jacket's system): the same grid,
 //! bones and skinned render sheet as the lower jacket, hung from a band around the crown
 //! instead of the chest. Its rows are rings fitted around the head, the neck and the
-//! shoulders ([`super::fit::head_and_shoulders`], the hood's colliders); the opening is at the
+//! shoulders ([`crate::character::head_and_shoulders`], the hood's colliders); the opening is at the
 //! back, so the face is covered. The top row is pinned to the head; the rows below follow the
 //! head down to the neck and the chest below it.
 
@@ -15,7 +15,7 @@ use super::jacket::{
     driver, fit_rings, landmarks, ring_strip, skin_of, smoothstep, Binding, JacketLayout,
     JacketRig, RenderMesh, Ring, BUILTIN_LANDMARKS,
 };
-use super::{Character, Ellipsoid, PosedEllipsoid, Role};
+use crate::character::{Character, Ellipsoid, PosedEllipsoid, Role};
 
 /// The smallest ring of a veil's row (half width, front, back, metres on the built-in body):
 /// a band around the crown is far narrower than a jacket's chest.
@@ -67,11 +67,11 @@ fn rest_model(character: &Character) -> Vec<Mat4> {
     model
 }
 
-/// What the veil falls on: `ellipsoids`, the hood's ([`super::fit::head_and_shoulders`]),
+/// What the veil falls on: `ellipsoids`, the hood's ([`crate::character::head_and_shoulders`]),
 /// with the head grown just enough to hold the head's skin at rest. The fitted head stays
 /// inside the skin, so the nose and the chin stand out of it and would poke through a veil
 /// draped on it.
-pub(super) fn cover_head(character: &Character, ellipsoids: &mut [Ellipsoid]) {
+pub(crate) fn cover_head(character: &Character, ellipsoids: &mut [Ellipsoid]) {
     let Some(head) = ellipsoids.iter_mut().find(|e| e.name == "head") else {
         return;
     };
@@ -86,7 +86,7 @@ pub(super) fn cover_head(character: &Character, ellipsoids: &mut [Ellipsoid]) {
 
 /// The veil's colliders at rest on `character` ([`cover_head`]).
 pub(super) fn ellipsoids(character: &Character) -> Vec<Ellipsoid> {
-    let mut out = super::fit::head_and_shoulders(character);
+    let mut out = crate::character::head_and_shoulders(character);
     cover_head(character, &mut out);
     out
 }

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
-use super::{Character, Scene, SceneError};
+use super::{Scene, SceneError};
+use crate::character::Character;
 use crate::preset::Preset;
 use crate::sim::Topology;
 
@@ -221,8 +222,8 @@ pub fn most_different_step(runs: &[ClipMotion]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::character::Character;
     use crate::preset::Preset;
-    use crate::rig::Character;
     use std::sync::Arc;
 
     fn scene() -> Scene {

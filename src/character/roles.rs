@@ -522,7 +522,7 @@ mod tests {
         Skeleton::new(
             names
                 .iter()
-                .map(|&(n, parent)| crate::rig::Bone {
+                .map(|&(n, parent)| crate::character::Bone {
                     name: n.into(),
                     parent,
                     rest: crate::sim::Frame::IDENTITY,

@@ -28,7 +28,7 @@ impl SkinnedMesh {
 
 /// Linear-blend skinning: `out_pos[v] = Σ w·M[j]·p`, `out_nrm[v]` likewise with the blended
 /// rotation, renormalised. `skin_matrices[j]` = model matrix of bone `j` × its inverse bind
-/// matrix (see [`crate::rig::Character::skin_matrices`]); results are in character space.
+/// matrix (see [`crate::character::Character::skin_matrices`]); results are in character space.
 /// The outputs are resized to the vertex count (allocating only when too small). A joint
 /// index with no matrix counts as the identity.
 pub fn skin(

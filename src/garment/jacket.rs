@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::nearest::PointGrid;
 use super::skirt::{LegBones, LegLines};
-use super::{Character, PosedEllipsoid, Role, Roles};
+use crate::character::{Character, PosedEllipsoid, Role, Roles};
 use crate::preset::Garment;
 use crate::sim::{Topology, TopologyError};
 
@@ -819,7 +819,7 @@ pub(super) fn skin_of(
     wrapped: impl Fn(Role) -> bool,
 ) -> Vec<Vec3> {
     let mesh = &character.mesh;
-    let owner = super::fit::vertex_roles(&character.skeleton, mesh, &character.roles);
+    let owner = crate::character::vertex_roles(&character.skeleton, mesh, &character.roles);
     let mut skin = Vec::new();
     character.skin_matrices(model, &mut skin);
     (0..mesh.vertex_count())
@@ -857,7 +857,7 @@ impl RestSkin {
         let mut matrices = Vec::new();
         character.skin_matrices(model, &mut matrices);
         let (mut positions, mut normals) = (Vec::new(), Vec::new());
-        super::mesh::skin(&character.mesh, &matrices, &mut positions, &mut normals);
+        crate::character::skin(&character.mesh, &matrices, &mut positions, &mut normals);
         Self {
             grid: PointGrid::new(positions),
             normals,

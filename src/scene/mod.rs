@@ -1,17 +1,22 @@
 //! The character wearing the jacket, playing a clip: one fixed step of the whole pipeline
 //! (clip sampling, the rig, the hood pendulum, the cloth step, the bones from the simulation
-//! mesh, skinning of the render mesh). Shared by the tuner, `simulate` and the renderer.
+//! mesh, skinning of the render mesh). Shared by the tuner, `simulate` and the renderer; and
+//! what is measured on it ([`metrics`], [`drift`], [`motion`]).
+
+pub mod drift;
+pub mod metrics;
+pub mod motion;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 
-use super::ellipsoid::Ellipsoid;
-use super::hood::{swing_deg, HoodInput, HoodScratch, Pendulum, MAX_COLLIDERS};
-use super::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
-use super::skirt::LegLines;
-use super::{open_indices, skin, BodyAxis, Character, Pose, Role};
+use crate::character::{skin, BodyAxis, Character, Ellipsoid, Pose, Role};
+use crate::garment::hood::{swing_deg, HoodInput, HoodScratch, Pendulum, MAX_COLLIDERS};
+use crate::garment::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
+use crate::garment::open_indices;
+use crate::garment::skirt::LegLines;
 use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
 use crate::sim::{
@@ -208,9 +213,9 @@ impl Scene {
             .rest_pose()
             .compute_model(&character.skeleton, &mut model);
         let pendulum = new_pendulum(&rig, model[neck]);
-        let hood_ellipsoids = super::fit::head_and_shoulders(&character);
+        let hood_ellipsoids = crate::character::head_and_shoulders(&character);
         let mut veil_ellipsoids = hood_ellipsoids.clone();
-        super::veil::cover_head(&character, &mut veil_ellipsoids);
+        crate::garment::veil::cover_head(&character, &mut veil_ellipsoids);
         let vertical = links_of(&rig, ConstraintKind::StretchVertical);
         let horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
         // The torso and leg ellipsoids, the torso's first: the arms hang beside the jacket
@@ -484,7 +489,7 @@ impl Scene {
             .skin_render(&self.frame, &mut self.jacket_pos, &mut self.jacket_nrm);
         if self.garment == Garment::Skirt {
             let (l, topo) = (&self.layout, self.cloth.topology());
-            super::skirt::smooth_hem(
+            crate::garment::skirt::smooth_hem(
                 &self.cloth.positions()[topo.hem()],
                 l.render_grid(),
                 (l.render_cols_per_sim, l.render_rows_per_sim),
@@ -540,7 +545,7 @@ impl Scene {
         if self.garment == Garment::Skirt {
             let lines = self.leg_lines.filter(|_| self.leg_lines_on);
             let p = self.cloth.params();
-            let hold = super::skirt::Hold {
+            let hold = crate::garment::skirt::Hold {
                 rest: &self.vertical_rest,
                 across: &self.across_rest,
                 reference: &self.references,
@@ -550,7 +555,7 @@ impl Scene {
             };
             let moved = &mut self.skirt_moved;
             self.cloth.adjust_positions(|topo, md, pos, prev| {
-                super::skirt::after_step(lines.as_ref(), topo, md, &hold, pos, prev, moved)
+                crate::garment::skirt::after_step(lines.as_ref(), topo, md, &hold, pos, prev, moved)
             });
         }
         let step_seconds = cloth_start.elapsed().as_secs_f32();
@@ -647,7 +652,7 @@ impl Scene {
     }
 
     /// The hood bone (character space): x toward the pendulum's end. The hood's vertices
-    /// ([`super::jacket::RenderMesh::hood`]) and [`JacketRig::hood_points`] ride on it.
+    /// ([`crate::garment::jacket::RenderMesh::hood`]) and [`JacketRig::hood_points`] ride on it.
     pub fn hood_bone(&self) -> Mat4 {
         self.hood_matrix()
     }

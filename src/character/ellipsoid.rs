@@ -31,7 +31,7 @@ pub struct PosedEllipsoid {
 
 impl Ellipsoid {
     /// Places the ellipsoid for a pose given the model matrices of
-    /// [`crate::rig::Pose::compute_model`]. A bone index with no matrix counts as identity.
+    /// [`crate::character::Pose::compute_model`]. A bone index with no matrix counts as identity.
     pub fn posed(&self, model: &[Mat4]) -> PosedEllipsoid {
         let m = model.get(self.bone).copied().unwrap_or(Mat4::IDENTITY);
         let (_, bone_rot, _) = m.to_scale_rotation_translation();
