@@ -45,11 +45,12 @@ fn run(character: &Arc<Character>, preset: &Preset, clip: &str, skin: bool) -> R
     }
 }
 
-/// FNV-1a over the bits of the cloth's positions, the simulation bones and the hood's end.
+/// FNV-1a over the bits of the cloth's positions, the simulation bones and the hood's end (when
+/// the garment has a hood).
 fn end_hash(scene: &Scene) -> u64 {
     let pos = scene.cloth().positions().iter().flat_map(|p| p.to_array());
     let bones = scene.sim_bones().iter().flat_map(|m| m.to_cols_array());
-    let hood = scene.hood_pendulum().to_array();
+    let hood = scene.hood_pendulum().into_iter().flat_map(|p| p.to_array());
     pos.chain(bones)
         .chain(hood)
         .fold(0xcbf2_9ce4_8422_2325, |h, x| {

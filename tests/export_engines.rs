@@ -27,7 +27,7 @@ const SHIPPED: [&str; 3] = [
 
 /// The built-in jacket's grid.
 fn jacket() -> GridSize {
-    GridSize::builtin_jacket()
+    cloth_tuner::garment::builtin_grid(cloth_tuner::preset::Garment::Jacket)
 }
 
 /// Our envelope of `engine`'s export for `preset` at `hz`, parsed: the settings file itself,

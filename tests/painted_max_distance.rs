@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use cloth_tuner::character::Character;
-use cloth_tuner::export::{export_for_engine, Engine, GridSize};
+use cloth_tuner::export::{export_for_engine, Engine};
 use cloth_tuner::preset::{MaxDistanceMap, Preset};
 use cloth_tuner::scene::metrics::simulate;
 use cloth_tuner::scene::Scene;
@@ -275,7 +275,7 @@ fn a_map_painted_on_another_grid_is_refused_by_simulate_the_scene_and_the_export
         .unwrap()
         .to_string();
     assert!(e.contains("max_distance_map") && e.contains("9 x 6"), "{e}");
-    let grid = GridSize::builtin_jacket();
+    let grid = cloth_tuner::garment::builtin_grid(cloth_tuner::preset::Garment::Jacket);
     let e = export_for_engine(Engine::Unity, &p, None, grid)
         .unwrap_err()
         .to_string();
@@ -309,7 +309,13 @@ fn every_engine_export_carries_the_painted_values() {
     p.max_distance_map = Some(map);
     let plain = tweed();
     for engine in Engine::ALL {
-        let out = export_for_engine(engine, &p, None, GridSize::builtin_jacket()).unwrap();
+        let out = export_for_engine(
+            engine,
+            &p,
+            None,
+            cloth_tuner::garment::builtin_grid(cloth_tuner::preset::Garment::Jacket),
+        )
+        .unwrap();
         let doc: Value = serde_json::from_str(&out.envelope().contents).unwrap();
         // Chaos reads centimetres.
         let unit = if engine == Engine::Chaos { 100.0 } else { 1.0 };
@@ -331,7 +337,13 @@ fn every_engine_export_carries_the_painted_values() {
             "{engine}: {line}"
         );
         // An unpainted particle keeps the curve's value.
-        let base = export_for_engine(engine, &plain, None, GridSize::builtin_jacket()).unwrap();
+        let base = export_for_engine(
+            engine,
+            &plain,
+            None,
+            cloth_tuner::garment::builtin_grid(cloth_tuner::preset::Garment::Jacket),
+        )
+        .unwrap();
         let base: Value = serde_json::from_str(&base.envelope().contents).unwrap();
         if engine != Engine::Magica2 {
             assert_eq!(
@@ -341,7 +353,13 @@ fn every_engine_export_carries_the_painted_values() {
             );
         }
     }
-    let magica = export_for_engine(Engine::Magica2, &p, None, GridSize::builtin_jacket()).unwrap();
+    let magica = export_for_engine(
+        Engine::Magica2,
+        &p,
+        None,
+        cloth_tuner::garment::builtin_grid(cloth_tuner::preset::Garment::Jacket),
+    )
+    .unwrap();
     assert!(
         magica.warnings.iter().any(|w| w.knob == "max_distance_map"),
         "Magica's curve cannot hold the paint: the artist is told"

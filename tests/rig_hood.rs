@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use cloth_tuner::character::Character;
+use cloth_tuner::garment::hood::HoodedJacket;
 use cloth_tuner::preset::{Garment, Preset};
 use cloth_tuner::scene::Scene;
 use cloth_tuner::sim::FabricParams;
@@ -33,7 +34,7 @@ fn swing(character: &Arc<Character>, preset: &Preset, clip: &str, seconds: f32) 
     (0..steps)
         .map(|_| {
             scene.step();
-            scene.hood_swing_deg()
+            scene.hood_swing_deg().expect("the preset has a hood")
         })
         .collect()
 }
@@ -61,8 +62,9 @@ fn the_hood_stays_out_of_the_head_neck_and_shoulders_on_every_clip() {
             if step > 0 {
                 scene.step();
             }
-            let bone = scene.hood_bone();
-            for local in &scene.rig().hood_points {
+            let bone = scene.hood_bone().expect("the down jacket has a hood");
+            let hooded = scene.worn_as::<HoodedJacket>().unwrap();
+            for local in hooded.hood_points() {
                 let p = bone.transform_point3(*local);
                 for c in scene.hood_colliders() {
                     // Inside the margin, not the body: the hood's surface may come closer

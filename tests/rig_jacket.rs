@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use cloth_tuner::character::Character;
+use cloth_tuner::garment::jacket::Jacket;
 use cloth_tuner::preset::{Garment, Preset};
 use cloth_tuner::scene::metrics::{simulate, simulate_drawing, Drawing, Metrics};
 use cloth_tuner::scene::{Scene, SceneError};
@@ -120,23 +121,29 @@ fn the_render_mesh_is_detailed_and_follows_the_cloth() {
 fn raising_the_arms_lifts_the_shoulder_pads() {
     let preset = Preset::load("presets/tweed.json").unwrap();
     let mut scene = Scene::new(character(), &preset, "arms_raise").unwrap();
-    let rest = scene.rig().rest_upper();
+    let jacket = |s: &Scene| {
+        s.worn_as::<Jacket>()
+            .expect("tweed is a jacket")
+            .upper()
+            .to_owned()
+    };
+    let rest = scene.worn_as::<Jacket>().unwrap().rest_upper();
     let mut highest = f32::MIN;
     for _ in 0..180 {
         scene.step();
-        let f = scene.jacket_frame();
-        highest = highest.max(f.upper.side[0].w_axis.y);
+        let f = jacket(&scene);
+        highest = highest.max(f.side[0].w_axis.y);
         // The position constraint keeps the side bones at their rest distance.
-        let d = f.upper.side[0]
+        let d = f.side[0]
             .w_axis
             .truncate()
-            .distance(f.upper.side[1].w_axis.truncate());
+            .distance(f.side[1].w_axis.truncate());
         let d0 = rest.side[0]
             .w_axis
             .truncate()
             .distance(rest.side[1].w_axis.truncate());
         assert!((d - d0).abs() < 1e-4, "side bones {d} apart, rest {d0}");
-        for m in f.upper.shoulder.iter().chain(&f.upper.side) {
+        for m in f.shoulder.iter().chain(&f.side) {
             assert_orthonormal(m, "upper jacket bone");
         }
     }
@@ -152,27 +159,28 @@ fn the_hood_pendulum_swings_at_its_length() {
     let mut preset = Preset::load("presets/down_jacket.json").unwrap();
     assert_eq!(preset.garment, Garment::HoodedJacket);
     let mut scene = Scene::new(character(), &preset, "dodge").unwrap();
-    assert!(scene.rig().hooded());
+    let end = |s: &Scene| s.hood_pendulum().expect("the down jacket has a hood");
     let mut moved = 0f32;
-    let start = scene.hood_pendulum();
+    let start = end(&scene);
     for _ in 0..120 {
         scene.step();
-        moved = moved.max(scene.hood_pendulum().distance(start));
-        assert!(scene.hood_pendulum().is_finite());
+        moved = moved.max(end(&scene).distance(start));
+        assert!(end(&scene).is_finite());
     }
     assert!(moved > 0.02, "the hood did not swing: {moved}");
     // It starts where it rests: standing still, it hardly moves in the first half second.
     let mut scene = Scene::new(character(), &preset, "idle").unwrap();
-    let start = scene.hood_pendulum();
+    let start = end(&scene);
     for _ in 0..30 {
         scene.step();
-        let d = scene.hood_pendulum().distance(start);
+        let d = end(&scene).distance(start);
         assert!(d < 0.02, "the hood swung {d} m at rest");
     }
     // Switching garments rebuilds without the hood.
     preset.garment = Garment::Jacket;
     scene.set_garment(Garment::Jacket);
-    assert!(!scene.rig().hooded());
+    assert!(scene.hood_pendulum().is_none());
+    assert!(scene.rig().render.hood.is_empty());
 }
 
 #[test]
@@ -195,7 +203,7 @@ fn the_hood_swings_the_same_with_substeps_as_at_their_rate() {
         for k in 1..=steps {
             scene.step();
             if k % (steps / 180) == 0 {
-                path.push(scene.hood_pendulum());
+                path.push(scene.hood_pendulum().expect("the down jacket has a hood"));
             }
         }
         path

@@ -7,6 +7,7 @@ mod jacket_checks;
 
 use std::sync::Arc;
 
+use cloth_tuner::character::head_and_shoulders;
 use cloth_tuner::character::Character;
 use cloth_tuner::export::{export_for_engine, particle_table, Engine, GridSize};
 use cloth_tuner::preset::{Garment, Preset};
@@ -23,6 +24,12 @@ fn veil() -> Preset {
     p
 }
 
+/// The hood's head this step (the first of what the hooded jacket's hood keeps out of),
+/// fitted inside the skin.
+fn hood_head(scene: &Scene) -> Collider {
+    head_and_shoulders(scene.character())[0].posed_collider(scene.model())
+}
+
 /// The head's collider this step (the veil's first): the hood's head (fitted inside the
 /// skin), grown to hold the nose and the chin.
 fn head(scene: &Scene) -> Collider {
@@ -37,7 +44,7 @@ fn head(scene: &Scene) -> Collider {
             radii: rb,
             ..
         },
-    ) = (scene.colliders()[0], scene.hood_colliders()[0])
+    ) = (scene.colliders()[0], hood_head(scene))
     else {
         panic!("the head is an ellipsoid");
     };
@@ -179,7 +186,10 @@ fn the_engines_get_the_veils_grid_pinned_row_and_edges() {
     // and its per-particle table pins the crown band and flags the same edges as the scene.
     let scene = Scene::new(character(), &veil(), "idle").unwrap();
     let grid = GridSize::of_topology(scene.cloth().topology());
-    assert_eq!(grid, GridSize::builtin(cloth_tuner::preset::Garment::Veil));
+    assert_eq!(
+        grid,
+        cloth_tuner::garment::builtin_grid(cloth_tuner::preset::Garment::Veil)
+    );
     let topo = scene.cloth().topology();
     let table = particle_table(grid, scene.params(), &[]);
     assert_eq!(table.len(), topo.len());

@@ -751,7 +751,7 @@ fn starting_preset(wanted: Option<&Path>) -> (Preset, Option<PathBuf>, Option<St
 /// Refuses a preset whose painted max distances were made for another grid than the one the
 /// jacket has on `character`.
 fn fits_grid(preset: &Preset, path: Option<&Path>, character: &Character) -> Result<(), String> {
-    let grid = crate::garment::jacket::JacketLayout::fitted(character);
+    let grid = crate::garment::fitted_layout(character, preset.garment);
     let path = path.unwrap_or(Path::new("(unsaved preset)"));
     preset
         .check_map_grid(path, grid.cols, grid.rows)

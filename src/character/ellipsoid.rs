@@ -41,6 +41,16 @@ impl Ellipsoid {
             radii: self.radii,
         }
     }
+
+    /// The ellipsoid posed by `model`, as a collider of the cloth.
+    pub fn posed_collider(&self, model: &[Mat4]) -> crate::sim::Collider {
+        let p = self.posed(model);
+        crate::sim::Collider::Ellipsoid {
+            center: p.centre,
+            rotation: p.rotation,
+            radii: p.radii,
+        }
+    }
 }
 
 impl PosedEllipsoid {

@@ -90,8 +90,8 @@ pub(crate) fn fit_head_and_neck(
 /// What the hood keeps out of and the veil falls on: the character's own `head` and `neck` ellipsoids where it has
 /// them, else ones fitted to its skin, and the shoulders: the `chest` (the upper back and the
 /// tops of the shoulders) and the upper arms' upper (or only) ellipsoids. The jacket collides
-/// with none of the head, neck or upper arms (see [`super::Scene::with_layout`]).
-pub(crate) fn head_and_shoulders(character: &Character) -> Vec<Ellipsoid> {
+/// with none of the head, neck or upper arms (see [`crate::garment::Body::torso_and_legs`]).
+pub fn head_and_shoulders(character: &Character) -> Vec<Ellipsoid> {
     let own = |name: &str| character.ellipsoid(name).cloned();
     let mut out: Vec<Ellipsoid> = match (own("head"), own("neck")) {
         (Some(head), Some(neck)) => vec![head, neck],

@@ -22,7 +22,7 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use gltf::accessor::Dimensions;
 use gltf::animation::{Interpolation, Property};
 
-use super::character::RigError;
+use super::load::RigError;
 use super::clip::{BoneTrack, Clip, Track};
 use super::mesh::SkinnedMesh;
 use super::retarget::retarget_clips;

@@ -36,7 +36,7 @@
 //! assert!(world_point.is_finite());
 //! ```
 
-mod character;
+mod load;
 mod check;
 mod clip;
 mod ellipsoid;
@@ -49,11 +49,12 @@ pub mod settings;
 mod skeleton;
 mod source;
 
-pub use character::{Character, RigError, NATIVE_GENERATOR};
+pub use load::{Character, RigError, NATIVE_GENERATOR};
 pub use clip::{Clip, Track};
 pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
+pub use ellipsoid_fit::head_and_shoulders;
+pub(crate) use ellipsoid_fit::vertex_roles;
 pub use ellipsoid_fit::MAX_ELONGATION;
-pub(crate) use ellipsoid_fit::{head_and_shoulders, vertex_roles};
 pub use mesh::{skin, SkinnedMesh};
 pub use roles::{Role, Roles};
 pub use settings::CharacterSettings;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use gltf::accessor::{DataType, Dimensions};
 
-use super::character::RigError;
+use super::load::RigError;
 
 /// The largest character file (and the largest external buffer) the loader reads, bytes. A
 /// character with 30,000 vertices and a dozen clips is a few megabytes; a file this large is

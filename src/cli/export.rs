@@ -51,7 +51,7 @@ pub fn export_engine(
     let original = Preset::load(preset)?;
     let grid = match grid {
         Some(text) => GridSize::parse(text).map_err(|e| anyhow::anyhow!("--grid: {e}"))?,
-        None => GridSize::builtin(original.garment),
+        None => crate::garment::builtin_grid(original.garment),
     };
     let hz = timestep_hz.map(rate_f32).transpose()?;
     let result = export_for_engine(engine, &original, hz, grid).with_context(|| {

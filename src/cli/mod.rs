@@ -559,7 +559,7 @@ fn prepare_run(
     let preset = Preset::load(path)?;
     let character = character.load()?;
     // Here, where the file is known, rather than as the scene's error naming the preset.
-    let grid = crate::garment::jacket::JacketLayout::fitted(&character);
+    let grid = crate::garment::fitted_layout(&character, preset.garment);
     preset.check_map_grid(path, grid.cols, grid.rows)?;
     Ok((preset, character))
 }

@@ -119,7 +119,7 @@ pub fn record(job: &Job, spec: &RecordSpec) -> Result<MotionRecord, SceneError> 
     let take = |s: &Scene| {
         let p = s.cloth().positions();
         let mut out: Vec<_> = chosen.iter().map(|&i| p[i]).collect();
-        out.extend(hooded.then(|| s.hood_pendulum()));
+        out.extend(s.hood_pendulum());
         out
     };
     let path = scene_path(scene, (steps, every), take, &|_| {});

@@ -26,23 +26,6 @@ pub struct GridSize {
 }
 
 impl GridSize {
-    /// The built-in character's jacket, as a scene builds it.
-    #[cfg(feature = "rig")]
-    pub fn builtin_jacket() -> Self {
-        Self::builtin(crate::preset::Garment::Jacket)
-    }
-
-    /// `garment` on the built-in character, as a scene builds it: its grid and rest area.
-    #[cfg(feature = "rig")]
-    pub fn builtin(garment: crate::preset::Garment) -> Self {
-        use crate::garment::jacket::JacketRig;
-        let character = crate::character::Character::builtin();
-        let layout = crate::scene::layout_for(&character, garment);
-        let rig = JacketRig::new(&character, &layout, garment)
-            .expect("the built-in garments build on the built-in character (tests/rig_*.rs)");
-        Self::of_topology(&rig.topology)
-    }
-
     /// The grid and rest area of a garment's simulation mesh (the one a scene plays with).
     pub fn of_topology(topo: &Topology) -> Self {
         Self {

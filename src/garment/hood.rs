@@ -9,10 +9,22 @@
 //! limit; the collisions. The collisions come last so the hood never ends a step inside the
 //! body: where the swing limit and a collider disagree, the collider wins.
 
+use std::any::Any;
+use std::f32::consts::{PI, TAU};
+
 use glam::{Mat4, Quat, Vec3};
 
-use super::jacket::bone_from_axes;
-use crate::sim::{push_out_masked, Bounds, Collider, FabricParams};
+use super::jacket::{Jacket, JacketCut, UPPER_DRIVERS};
+use super::layout::{GridLayout, Ring};
+use super::rig::{
+    bone_from_axes, driver, look_at_matrix, Binding, GarmentRig, RenderMesh, RestSkin, RigFrame,
+    Tailor,
+};
+use super::{Body, Garment, GarmentError, Posed};
+use crate::character::{Character, Ellipsoid, Role};
+use crate::preset::Garment as Template;
+use crate::sim::world_motion::carry;
+use crate::sim::{push_out_masked, Bounds, Collider, FabricParams, WorldMotion};
 
 /// Rounds of turning the hood out of the colliders per solver step: each round turns it by the
 /// deepest point's push, and a turn can bring another point in.
@@ -90,7 +102,7 @@ pub(crate) struct HoodInput<'a> {
     pub colliders: &'a [Collider],
     /// The same at the last step (empty, or another count, at a restart: not blended).
     pub last_colliders: &'a [Collider],
-    /// The hood's outer surface, hood bone space ([`super::JacketRig::hood_points`]).
+    /// The hood's outer surface, hood bone space ([`HoodedJacket::hood_points`]).
     pub points: &'a [Vec3],
     /// Gap kept to the colliders, metres.
     pub margin: f32,
@@ -273,6 +285,375 @@ fn reaches(c: &Collider, centre: Vec3, radius: f32) -> bool {
         Collider::Sphere { center, radius: r } => center.distance(centre) <= radius + r,
         _ => true,
     }
+}
+
+/// The hooded jacket: the jacket with a hood on a pendulum bone behind the neck.
+#[derive(Clone, Debug)]
+pub struct HoodedJacket {
+    jacket: Jacket,
+    /// The hood bone's rest matrix (looks at the pendulum's rest position).
+    hood_rest: Mat4,
+    /// The pendulum's rest end point.
+    pendulum_rest: Vec3,
+    /// Points on the hood's outer surface in the hood bone's space: what the hood keeps out
+    /// of the head, neck and shoulders.
+    hood_points: Vec<Vec3>,
+    pendulum: Pendulum,
+    /// What the hood keeps out of: the head and neck (fitted to the skin) and the shoulders
+    /// (the chest's and the upper arms' upper ellipsoids), bound to their bones.
+    ellipsoids: Vec<Ellipsoid>,
+    /// Those, posed for this step and for the last (the hood blends them across substeps).
+    colliders: Vec<Collider>,
+    last_colliders: Vec<Collider>,
+    scratch: HoodScratch,
+    neck: usize,
+}
+
+/// The hood bone's index among the jacket's own drivers (after the upper jacket's).
+const HOOD_DRIVER: usize = UPPER_DRIVERS;
+
+/// How the hooded jacket is cut: the jacket's cut with the hood on its bone.
+struct HoodedCut {
+    hood_rest: Mat4,
+}
+
+impl Tailor for HoodedCut {
+    fn reference_binding(&self, rig: &GarmentRig, p: Vec3, depth: f32) -> Binding {
+        JacketCut.reference_binding(rig, p, depth)
+    }
+
+    fn shell_detail(&self, layout: &GridLayout, u: f32, v: f32) -> f32 {
+        JacketCut.shell_detail(layout, u, v)
+    }
+
+    fn add_parts(&self, rig: &GarmentRig, rings: &[Ring], skin: &RestSkin, m: &mut RenderMesh) {
+        JacketCut.add_parts(rig, rings, skin, m);
+        let hood = driver(rig, rig.char_bones + HOOD_DRIVER);
+        build_hood(rig, self.hood_rest, m, hood);
+    }
+}
+
+impl HoodedJacket {
+    /// The hooded jacket on `character` in `layout`.
+    pub fn new(character: &Character, layout: &GridLayout) -> Result<Self, GarmentError> {
+        let mut model = Vec::new();
+        let sk = &character.skeleton;
+        sk.rest_pose().compute_model(sk, &mut model);
+        let neck_bone = character.roles.bone(Role::Neck);
+        // The hood: a bone behind the neck looking at a pendulum end behind and below it.
+        let neck = model[neck_bone].w_axis.truncate();
+        let k = layout.body_scale;
+        let hood_origin = neck + Vec3::new(0.0, 0.02, -0.09) * k;
+        let pendulum_rest = hood_origin + Vec3::new(0.0, -0.12, -0.2) * k;
+        let hood_rest = look_at_matrix(hood_origin, pendulum_rest);
+        let cut = HoodedCut { hood_rest };
+        let jacket = Jacket::with_parts(character, layout, &[hood_rest], &cut)?;
+        let hood_points = hood_points(jacket.rig(), hood_rest);
+        let ellipsoids = crate::character::head_and_shoulders(character);
+        let pendulum = new_pendulum(hood_rest, pendulum_rest, &hood_points, model[neck_bone]);
+        Ok(Self {
+            jacket,
+            hood_rest,
+            pendulum_rest,
+            colliders: Vec::with_capacity(ellipsoids.len()),
+            last_colliders: Vec::with_capacity(ellipsoids.len()),
+            scratch: HoodScratch::for_points(hood_points.len()),
+            hood_points,
+            pendulum,
+            ellipsoids,
+            neck: neck_bone,
+        })
+    }
+
+    /// The jacket under the hood.
+    pub fn jacket(&self) -> &Jacket {
+        &self.jacket
+    }
+
+    /// Points on the hood's outer surface in the hood bone's space (what the hood keeps out of
+    /// the head, neck and shoulders); the hood's vertices ([`RenderMesh::hood`]) ride on the
+    /// same bone.
+    pub fn hood_points(&self) -> &[Vec3] {
+        &self.hood_points
+    }
+
+    /// The hood bone's rest matrix and the pendulum's rest end point (character space).
+    pub fn hood_rest(&self) -> (Mat4, Vec3) {
+        (self.hood_rest, self.pendulum_rest)
+    }
+
+    /// The pendulum's end point (character space).
+    pub fn pendulum_end(&self) -> Vec3 {
+        self.pendulum.pos
+    }
+
+    /// What the hood keeps out of this step (head, neck, shoulders), character space.
+    pub fn colliders(&self) -> &[Collider] {
+        &self.colliders
+    }
+
+    /// The hood bone in the pose `model` (character space): x toward the pendulum's end.
+    pub fn bone(&self, model: &[Mat4]) -> Mat4 {
+        let origin = self.origin(model);
+        let chest_x = model[self.neck].x_axis.truncate();
+        Pendulum::bone(origin, self.pendulum.pos, chest_x)
+    }
+
+    /// The pendulum's angle from its rest pose (hanging on the back, carried by the neck) in
+    /// the pose `model`, degrees: what [`FabricParams::hood_swing_limit_deg`] caps.
+    pub fn swing_deg(&self, model: &[Mat4]) -> f32 {
+        swing_deg(self.origin(model), self.pendulum.pos, self.rest_dir(model))
+    }
+
+    fn origin(&self, model: &[Mat4]) -> Vec3 {
+        model[self.neck].transform_point3(self.pendulum.origin_local)
+    }
+
+    /// The hood's rest direction in the pose `model`: its hanging direction at rest, turned
+    /// with the neck.
+    fn rest_dir(&self, model: &[Mat4]) -> Vec3 {
+        model[self.neck]
+            .transform_vector3(self.pendulum.rest_local)
+            .normalize_or(Vec3::NEG_Y)
+    }
+
+    /// The pendulum's inputs for the pose `posed`.
+    fn input<'a>(&'a self, posed: &Posed, origin: Vec3) -> HoodInput<'a> {
+        let p = posed.params;
+        HoodInput {
+            origin,
+            rest_dir: self.rest_dir(posed.model),
+            gravity: posed.root.rotation.inverse() * Vec3::new(0.0, -p.gravity, 0.0),
+            across: posed.model[self.neck].x_axis.truncate(),
+            colliders: &self.colliders,
+            last_colliders: &self.last_colliders,
+            points: &self.hood_points,
+            margin: p.collision_margin,
+        }
+    }
+
+    /// Moves the hood bone's skin matrix to the pendulum.
+    fn place_hood(&self, model: &[Mat4], frame: &mut RigFrame) {
+        let hood = self.bone(model);
+        self.jacket.rig().set_extra(HOOD_DRIVER, hood, frame);
+    }
+}
+
+impl Garment for HoodedJacket {
+    fn template(&self) -> Template {
+        Template::HoodedJacket
+    }
+
+    fn rig(&self) -> &GarmentRig {
+        self.jacket.rig()
+    }
+
+    fn body(&self) -> &Body {
+        self.jacket.body()
+    }
+
+    fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]) {
+        let hood = self.bone(posed.model);
+        self.jacket
+            .pose_with(posed.model, &[hood], frame, references);
+        std::mem::swap(&mut self.colliders, &mut self.last_colliders);
+        self.colliders.clear();
+        for e in self.ellipsoids.iter().take(MAX_COLLIDERS) {
+            self.colliders.push(e.posed_collider(posed.model));
+        }
+    }
+
+    /// The hood starts where it comes to rest: hanging straight down behind the head (from
+    /// its modelled pose it would first swing down for half a second), out of the head and
+    /// shoulders (a clip may start bowed).
+    fn reset(&mut self, posed: &Posed, frame: &mut RigFrame) {
+        let origin = self.origin(posed.model);
+        let hanging = origin + Vec3::NEG_Y * self.pendulum.length;
+        // The hood's first step, too, moves from this pose.
+        self.last_colliders.clone_from(&self.colliders);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let input = self.input(posed, origin);
+        let start = self
+            .pendulum
+            .clear(origin, hanging, &input, &self.colliders, &mut scratch);
+        self.scratch = scratch;
+        self.pendulum.pos = start;
+        self.pendulum.prev = start;
+        self.pendulum.last_origin = origin;
+        self.pendulum.last_rest = self.rest_dir(posed.model);
+        self.pendulum.touched = start != hanging;
+        self.place_hood(posed.model, frame);
+    }
+
+    /// The pendulum ([`Pendulum::step`]) after the character's world motion since the last
+    /// step (the cloth's fraction and its cuts, [`WorldMotion`]), then the hood bone.
+    fn before_cloth(&mut self, posed: &Posed, frame: &mut RigFrame) {
+        let p = posed.params;
+        // The cloth's world-motion rule: a cut adds no motion.
+        let motion = WorldMotion::between(&posed.last_root, &posed.root);
+        if !motion.is_cut() {
+            if let Some(m) = motion.fraction(p.world_motion_fraction) {
+                carry(&m, &mut self.pendulum.pos, &mut self.pendulum.prev);
+            }
+        }
+        let origin = self.origin(posed.model);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let input = self.input(posed, origin);
+        let mut pendulum = self.pendulum;
+        pendulum.step(p, &input, &mut scratch);
+        self.scratch = scratch;
+        self.pendulum = pendulum;
+        self.place_hood(posed.model, frame);
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// The hood's pendulum at rest: the hood bone at `hood_rest` looking at `pendulum_rest`, the
+/// hood's `points` in its space, `neck` the neck bone at rest (character space).
+fn new_pendulum(hood_rest: Mat4, pendulum_rest: Vec3, points: &[Vec3], neck: Mat4) -> Pendulum {
+    let origin = hood_rest.w_axis.truncate();
+    let to_neck = neck.inverse();
+    Pendulum {
+        pos: pendulum_rest,
+        prev: pendulum_rest,
+        length: origin.distance(pendulum_rest),
+        origin_local: to_neck.transform_point3(origin),
+        rest_local: to_neck.transform_vector3(Vec3::NEG_Y),
+        last_origin: origin,
+        last_rest: Vec3::NEG_Y,
+        touched: false,
+        reach: points.iter().map(|p| p.length()).fold(0.0, f32::max),
+    }
+}
+
+/// The hood's outer layer: rings from the face opening to the bottom of the bowl, and vertices
+/// around each ring (one more closes it).
+const HOOD_RINGS: usize = 14;
+const HOOD_AROUND: usize = 32;
+
+/// The hood, down: a rounded cowl lying on the upper back, its face opening turned up behind
+/// the neck. Two layers (the outer fabric and the lining) of a half ellipsoid whose rim is the
+/// face opening, rolled over at the rim, every vertex skinned rigidly to the hood bone so the
+/// whole hood swings with the pendulum.
+fn build_hood(rig: &GarmentRig, hood_rest: Mat4, m: &mut RenderMesh, hood_driver: u16) {
+    let neck = rig.rest_drivers[rig.bones.neck].w_axis.truncate();
+    let head = rig.rest_drivers[rig.bones.head].w_axis.truncate();
+    // The opening's centre behind the neck, under the head; the bowl hangs from it down the
+    // back.
+    let k = rig.layout.body_scale;
+    let centre = Vec3::new(head.x, neck.y - 0.02 * k, neck.z - 0.165 * k);
+    let down = Vec3::new(0.0, -1.0, -0.28).normalize();
+    let across = Vec3::X;
+    let out = across.cross(down).normalize();
+    let (width, depth, length) = (0.125 * k, 0.05 * k, 0.2 * k);
+    let thickness = 0.012 * k;
+    let (nt, np) = (HOOD_RINGS, HOOD_AROUND);
+    let start = m.positions.len();
+    let binding: Binding = [(hood_driver, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)];
+    // The pendulum hangs straight down once the clip runs (it starts tilted back, its rest
+    // position): the hood is shaped for that hanging bone and carried into the rest bone's
+    // frame, so it lies on the back while the bone hangs and swings with it.
+    let origin = hood_rest.w_axis.truncate();
+    let hanging = look_at_matrix(origin, origin - Vec3::Y);
+    let to_rest = hood_rest * hanging.inverse();
+    // A point on the outer surface: `theta` from the opening (0) to the bottom of the bowl
+    // (PI / 2), `phi` around the opening (0 at the left, PI / 2 facing out from the back).
+    let surface = |theta: f32, phi: f32| -> (Vec3, Vec3) {
+        let (ct, st) = (theta.cos(), theta.sin());
+        let (cp, sp) = (phi.cos(), phi.sin());
+        // The opening hugs the neck: its sides come forward around it and its back edge
+        // rises a little, as a hood's face opening does when it lies folded.
+        let wrap = ct.powi(3) * cp * cp;
+        let p = centre
+            + across * (width * cp * ct)
+            + out * (depth * sp * ct)
+            + down * (length * st)
+            + Vec3::new(0.0, 0.02 * sp.max(0.0), 0.07) * (wrap * k);
+        let n = across * (cp * ct / width) + out * (sp * ct / depth) + down * (st / length);
+        (p, n.normalize())
+    };
+    // Outer layer, then the lining (offset inward, facing inward), sharing the rim.
+    for layer in 0..2 {
+        let first = m.positions.len() as u32;
+        for j in 0..=nt {
+            let theta = PI * 0.5 * j as f32 / nt as f32;
+            for i in 0..=np {
+                let phi = TAU * i as f32 / np as f32;
+                let (p, n) = surface(theta, phi);
+                let (p, n) = if layer == 0 {
+                    (p, n)
+                } else {
+                    (p - n * thickness, -n)
+                };
+                let (p, n) = (to_rest.transform_point3(p), to_rest.transform_vector3(n));
+                m.push_vertex(
+                    p,
+                    n,
+                    [i as f32 / np as f32 * 3.0, j as f32 / nt as f32 * 1.2],
+                    binding,
+                );
+            }
+        }
+        for j in 0..nt as u32 {
+            for i in 0..np as u32 {
+                let a = first + j * (np as u32 + 1) + i;
+                let c = a + np as u32 + 1;
+                if layer == 0 {
+                    m.indices.extend_from_slice(&[a, a + 1, c, a + 1, c + 1, c]);
+                } else {
+                    m.indices.extend_from_slice(&[a, c, a + 1, a + 1, c, c + 1]);
+                }
+            }
+        }
+    }
+    // The rolled rim of the opening: joins the outer layer to the lining with a small bead.
+    let outer_rim = |i: usize| (m.positions.len() - 2 * (nt + 1) * (np + 1) + i) as u32;
+    let inner_rim = |i: usize| (m.positions.len() - (nt + 1) * (np + 1) + i) as u32;
+    let (o0, i0) = (outer_rim(0), inner_rim(0));
+    let bead = m.positions.len() as u32;
+    for i in 0..=np {
+        let phi = TAU * i as f32 / np as f32;
+        let (p, n) = surface(0.0, phi);
+        m.push_vertex(
+            to_rest.transform_point3(p - n * (thickness * 0.5) - down * (0.012 * k)),
+            to_rest.transform_vector3(-down),
+            [i as f32 / np as f32 * 3.0, -0.05],
+            binding,
+        );
+    }
+    for i in 0..np as u32 {
+        let (o, n, k) = (o0 + i, i0 + i, bead + i);
+        m.indices.extend_from_slice(&[o, k, o + 1, o + 1, k, k + 1]);
+        m.indices.extend_from_slice(&[k, n, k + 1, k + 1, n, n + 1]);
+    }
+    m.hood = start..m.positions.len();
+}
+
+/// A sample of the hood's outer layer (every second ring from the face opening to the bottom
+/// of the bowl, every second vertex around), in the hood bone's space: enough to find where
+/// the hood meets the head or a shoulder to within a few centimetres, few enough to test every
+/// step. The vertices are skinned rigidly to the hood bone, whose rest matrix is `hood_rest`.
+fn hood_points(rig: &GarmentRig, hood_rest: Mat4) -> Vec<Vec3> {
+    let to_bone = hood_rest.inverse();
+    let outer = &rig.render.positions[rig.render.hood.clone()];
+    let mut out = Vec::new();
+    for j in (0..=HOOD_RINGS).step_by(2) {
+        // The bottom ring is one point.
+        let step = if j == HOOD_RINGS { HOOD_AROUND } else { 2 };
+        for i in (0..HOOD_AROUND).step_by(step) {
+            if let Some(p) = outer.get(j * (HOOD_AROUND + 1) + i) {
+                out.push(to_bone.transform_point3(*p));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

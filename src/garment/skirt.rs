@@ -10,17 +10,22 @@
 //! knee-ankle segments, and the web between the two legs, so the hem never hangs between the
 //! legs.
 
-use super::jacket::{closest_on_segment, distance_to_segment};
-use crate::preset::Garment;
+use std::any::Any;
+
 use glam::{Mat4, Vec3};
 
-use super::jacket::{
-    landmarks, surface_samples, torso_rings, Binding, JacketLayout, JacketRig, Ring,
-    BUILTIN_LANDMARKS,
+use super::layout::{
+    landmarks, skin_of, surface_samples, torso_rings, GridLayout, Ring, BUILTIN_LANDMARKS,
 };
+use super::rig::{
+    closest_on_segment, distance_to_segment, rest_model, Binding, GarmentRig, RigFrame, Tailor,
+};
+use super::{Body, Garment, GarmentError, Posed};
 use crate::character::{BodyAxis, Character, PosedEllipsoid, Role};
+use crate::preset::Garment as Template;
 use crate::sim::{
-    closest_between_segments, hold_row_sideways, surely_beyond, swing_clear, Collider, Topology,
+    closest_between_segments, hold_row_sideways, surely_beyond, swing_clear, Cloth, Collider,
+    ConstraintKind, Topology,
 };
 
 /// The smallest ring of a skirt's row (half width, front, back, metres on the built-in body).
@@ -48,31 +53,29 @@ const PUSH_PAST: f32 = 1.02;
 /// the hem (the rows above lie on the hips, where the collision already holds them).
 const LEG_LINE_ROWS: f32 = 0.5;
 
-impl JacketLayout {
-    /// The skirt's layout on `character`: pinned around the waist (the spine joint's height),
-    /// hanging to just above the knees, closed all round with the seam at the back.
-    pub fn skirt(character: &Character) -> Self {
-        let (shoulder, _) = landmarks(character);
-        let k = shoulder / BUILTIN_LANDMARKS.0;
-        let (waist, knee) = waist_and_knee(character);
-        // The grid fold lines and painted maps are checked against.
-        let (cols, rows) = Garment::Skirt.grid();
-        Self {
-            cols,
-            rows,
-            top_height: waist,
-            hem_height: knee + HEM_ABOVE_KNEES * k,
-            front_gap_deg: 0.0,
-            clearance: 0.015 * k,
-            // Eight render columns a grid column: on a round hem the spline turns under 3
-            // degrees a segment ([`smooth_hem`]).
-            render_cols_per_sim: 8,
-            render_rows_per_sim: 4,
-            thickness: 0.004 * k,
-            body_scale: k,
-            opening_deg: 180.0,
-            ..Self::default()
-        }
+/// The skirt's layout on `character`: pinned around the waist (the spine joint's height),
+/// hanging to just above the knees, closed all round with the seam at the back.
+pub fn layout(character: &Character) -> GridLayout {
+    let (shoulder, _) = landmarks(character);
+    let k = shoulder / BUILTIN_LANDMARKS.0;
+    let (waist, knee) = waist_and_knee(character);
+    // The grid fold lines and painted maps are checked against.
+    let (cols, rows) = Template::Skirt.grid();
+    GridLayout {
+        cols,
+        rows,
+        top_height: waist,
+        hem_height: knee + HEM_ABOVE_KNEES * k,
+        front_gap_deg: 0.0,
+        clearance: 0.015 * k,
+        // Eight render columns a grid column: on a round hem the spline turns under 3
+        // degrees a segment ([`smooth_hem`]).
+        render_cols_per_sim: 8,
+        render_rows_per_sim: 4,
+        thickness: 0.004 * k,
+        body_scale: k,
+        opening_deg: 180.0,
+        ..GridLayout::default()
     }
 }
 
@@ -96,11 +99,7 @@ const BODY_EASE: f32 = 0.055;
 /// The skirt's rest rings on `character` posed by `model` (its rest pose): around the hips
 /// and both legs with [`BODY_EASE`] ([`cover_body`]), never narrower below the widest row (the
 /// cloth hangs from the hips), flaring below it to [`HEM_FLARE`] times its size at the hem.
-pub(super) fn rest_rings(
-    character: &Character,
-    layout: &JacketLayout,
-    model: &[Mat4],
-) -> Vec<Ring> {
+fn rest_rings(character: &Character, layout: &GridLayout, model: &[Mat4]) -> Vec<Ring> {
     let mut rings = torso_rings(character, layout, model, RING_FLOOR);
     let posed: Vec<PosedEllipsoid> = (character.ellipsoids.iter())
         .filter(|e| !e.name.starts_with("upperarm"))
@@ -159,8 +158,12 @@ fn cover_body(ring: Ring, posed: &[PosedEllipsoid], band: f32, ease: f32) -> Rin
 /// How a skirt particle's reference point follows the body: rigidly with the pelvis, the
 /// waistband (pinned) and the rows below alike; the legs swing under it and the collision and
 /// the leg lines keep the cloth out of them.
-pub(super) fn reference_binding(rig: &JacketRig) -> Binding {
-    [(rig.bones.pelvis as u16, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)]
+struct SkirtCut;
+
+impl Tailor for SkirtCut {
+    fn reference_binding(&self, rig: &GarmentRig, _p: Vec3, _depth: f32) -> Binding {
+        [(rig.bones.pelvis as u16, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)]
+    }
 }
 
 /// The article's leg lines for one pose: per leg the hip, knee and ankle joints (character
@@ -223,7 +226,7 @@ impl Segment {
 /// What the rig needs to pose the leg lines: the hip, knee and ankle bones of each leg and
 /// the radius.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct LegBones {
+struct LegBones {
     bones: [[usize; 3]; 2],
     pelvis: usize,
     radius: f32,
@@ -234,7 +237,7 @@ impl LegBones {
     /// none ends as far below the knee as the knee is below the hip. The radius is the thighs'
     /// skin's largest distance from the hip-knee line at rest (ignoring the few farthest
     /// vertices, the buttocks' and the groin's), grown by [`LEG_LINE_GROWTH`].
-    pub(super) fn of(character: &Character, model: &[Mat4]) -> Self {
+    fn of(character: &Character, model: &[Mat4]) -> Self {
         let roles = &character.roles;
         let sk = &character.skeleton;
         let leg = |thigh: Role, shin: Role| {
@@ -249,7 +252,7 @@ impl LegBones {
         let mut radius = 0f32;
         for (side, role) in [Role::ThighL, Role::ThighR].into_iter().enumerate() {
             let [hip, knee, _] = joints(&bones[side], model);
-            let mut d: Vec<f32> = super::jacket::skin_of(character, model, |r| r == role)
+            let mut d: Vec<f32> = skin_of(character, model, |r| r == role)
                 .iter()
                 .map(|p| distance_to_segment(*p, hip, knee))
                 .collect();
@@ -268,7 +271,7 @@ impl LegBones {
     }
 
     /// The leg lines in the pose `model`.
-    pub(super) fn pose(&self, model: &[Mat4]) -> LegLines {
+    fn pose(&self, model: &[Mat4]) -> LegLines {
         LegLines::new(
             [joints(&self.bones[0], model), joints(&self.bones[1], model)],
             self.radius,
@@ -448,7 +451,7 @@ impl LegLines {
 
     /// Pushes the references of the skirt's lower rows (`cols` a row) out of the legs and
     /// from between them ([`Self::push_reference`]).
-    pub(crate) fn push_references(&self, cols: usize, reference: &mut [Vec3]) {
+    fn push_references(&self, cols: usize, reference: &mut [Vec3]) {
         let rows = reference.len() / cols;
         for (i, r) in reference.iter_mut().enumerate() {
             *r = self.push_reference(i / cols, rows, *r);
@@ -928,7 +931,7 @@ pub fn smooth_ring(ring: &[Vec3], limit: f32, out: &mut Vec<Vec3>) {
 /// simulation row above it (`rows_per_sim` of them) take a share of the same move that grows
 /// toward the hem, so the skinned sheet bends into it. `cols_per_sim` render columns span a
 /// grid column.
-pub(crate) fn smooth_hem(
+fn smooth_hem(
     hem: &[Vec3],
     (nu, nv): (usize, usize),
     (cols_per_sim, rows_per_sim): (usize, usize),
@@ -952,6 +955,148 @@ pub(crate) fn smooth_hem(
                 pos[h - s * nu] += delta * share;
             }
         }
+    }
+}
+
+/// The skirt's reference points keep its [`REFERENCE_SPAN`](super::REFERENCE_SPAN) closer: a
+/// knee rising under the front of the skirt pushes one reference of the hem ahead of the
+/// thigh. With the jackets' span its neighbours' spheres stay round the thigh's sides and a run
+/// holds the link between them far over rest; at 1.2 they come over the thigh with it. Closer
+/// still (1.1, 1.0) draws the spheres so close that a jump's stretch grows.
+const SKIRT_REFERENCE_SPAN: f32 = 1.2;
+
+/// The skirt on one character: its rig, what it collides with, its legs, and the state of its
+/// pass after the cloth's step.
+#[derive(Clone, Debug)]
+pub struct Skirt {
+    rig: GarmentRig,
+    body: Body,
+    legs: LegBones,
+    /// The leg lines this step.
+    lines: LegLines,
+    /// Whether the skirt keeps out of the legs with its leg lines (on unless a test or a
+    /// comparison turns them off).
+    lines_on: bool,
+    /// Per particle, the rest length of the vertical link into it from above (0 on the top
+    /// row) and of the horizontal link to its right (0 on the last column): what the pass
+    /// after the step holds its columns and rows to.
+    vertical_rest: Vec<f32>,
+    across_rest: Vec<f32>,
+    /// The pass's scratch: which columns it moved.
+    moved: Vec<bool>,
+    /// The hem smoothed for drawing (scratch, sized once).
+    hem_ring: Vec<Vec3>,
+}
+
+impl Skirt {
+    /// The skirt on `character` in `layout` ([`layout`] fits one).
+    pub fn new(character: &Character, layout: &GridLayout) -> Result<Self, GarmentError> {
+        GarmentRig::check_layout(layout)?;
+        let model = rest_model(character);
+        let rings = rest_rings(character, layout, &model);
+        let rig = GarmentRig::new(character, &model, layout, &rings, &[], &SkirtCut)?;
+        let n = rig.topology.len();
+        let (mut vertical_rest, mut across_rest) = (vec![0.0; n], vec![0.0; n]);
+        for l in &rig.topology.links {
+            match l.kind {
+                ConstraintKind::StretchVertical => vertical_rest[l.b as usize] = l.rest,
+                ConstraintKind::StretchHorizontal => across_rest[l.a as usize] = l.rest,
+                _ => {}
+            }
+        }
+        let legs = LegBones::of(character, &model);
+        Ok(Self {
+            lines: legs.pose(&model),
+            rig,
+            body: Body::torso_and_legs(character),
+            legs,
+            lines_on: true,
+            vertical_rest,
+            across_rest,
+            moved: Vec::new(),
+            hem_ring: Vec::new(),
+        })
+    }
+
+    /// The leg lines this step, whether or not they are on.
+    pub fn leg_lines(&self) -> LegLines {
+        self.lines
+    }
+
+    /// Turns the leg lines on or off (on by default): off, the hem is held out of the legs by
+    /// the collision alone.
+    pub fn set_leg_lines(&mut self, on: bool) {
+        self.lines_on = on;
+    }
+}
+
+impl Garment for Skirt {
+    fn template(&self) -> Template {
+        Template::Skirt
+    }
+
+    fn rig(&self) -> &GarmentRig {
+        &self.rig
+    }
+
+    fn body(&self) -> &Body {
+        &self.body
+    }
+
+    fn reference_span(&self) -> f32 {
+        SKIRT_REFERENCE_SPAN
+    }
+
+    fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]) {
+        self.rig.pose(posed.model, &[], frame);
+        self.rig.references(frame, references);
+        self.lines = self.legs.pose(posed.model);
+    }
+
+    /// The lower rows keep their references out of the leg lines too, so the max distance
+    /// sphere is centred where the leg lines let the cloth be.
+    fn keep_references(&self, references: &mut [Vec3]) {
+        self.lines
+            .push_references(self.rig.topology.cols, references);
+    }
+
+    fn after_cloth(&mut self, cloth: &mut Cloth, references: &[Vec3], body: &[Collider]) {
+        let lines = Some(self.lines).filter(|_| self.lines_on);
+        let p = cloth.params();
+        let hold = Hold {
+            rest: &self.vertical_rest,
+            across: &self.across_rest,
+            reference: references,
+            body,
+            margin: p.collision_margin,
+            sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
+        };
+        let moved = &mut self.moved;
+        cloth.adjust_positions(|topo, md, pos, prev| {
+            after_step(lines.as_ref(), topo, md, &hold, pos, prev, moved)
+        });
+    }
+
+    fn skin(&mut self, frame: &RigFrame, cloth: &Cloth, pos: &mut Vec<Vec3>, nrm: &mut Vec<Vec3>) {
+        self.rig.skin_render(frame, pos, nrm);
+        let (l, topo) = (&self.rig.layout, cloth.topology());
+        smooth_hem(
+            &cloth.positions()[topo.hem()],
+            l.render_grid(),
+            (l.render_cols_per_sim, l.render_rows_per_sim),
+            l.thickness,
+            &mut self.hem_ring,
+            pos,
+            nrm,
+        );
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }
 

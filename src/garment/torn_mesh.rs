@@ -7,12 +7,12 @@
 
 use crate::sim::{ConstraintKind, Link};
 
-use super::jacket::JacketRig;
+use super::GarmentRig;
 
 /// The render mesh's triangles minus those across a torn stretch link, into `out` (cleared
 /// first). `links` are the cloth's links and `torn` its torn flags, one per link
 /// ([`crate::sim::Cloth::torn_links`]). With nothing torn, `out` is the whole mesh.
-pub fn open_indices(rig: &JacketRig, links: &[Link], torn: &[bool], out: &mut Vec<u32>) {
+pub fn open_indices(rig: &GarmentRig, links: &[Link], torn: &[bool], out: &mut Vec<u32>) {
     out.clear();
     let cols = rig.topology.cols;
     // The boxes (column and row ranges, grid units) around the torn stretch links.

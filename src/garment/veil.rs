@@ -6,16 +6,19 @@
 //! back, so the face is covered. The top row is pinned to the head; the rows below follow the
 //! head down to the neck and the chest below it.
 
-use crate::preset::Garment;
+use std::any::Any;
 use std::f32::consts::{FRAC_PI_2, TAU};
 
 use glam::{Mat4, Vec3};
 
-use super::jacket::{
-    driver, fit_rings, landmarks, ring_strip, skin_of, smoothstep, Binding, JacketLayout,
-    JacketRig, RenderMesh, Ring, BUILTIN_LANDMARKS,
+use super::layout::{fit_rings, landmarks, skin_of, GridLayout, Ring, BUILTIN_LANDMARKS};
+use super::rig::{
+    driver, rest_model, ring_strip, smoothstep, Binding, GarmentRig, RenderMesh, RestSkin,
+    RigFrame, Tailor,
 };
+use super::{Body, Garment, GarmentError, Posed};
 use crate::character::{Character, Ellipsoid, PosedEllipsoid, Role};
+use crate::preset::Garment as Template;
 
 /// The smallest ring of a veil's row (half width, front, back, metres on the built-in body):
 /// a band around the crown is far narrower than a jacket's chest.
@@ -32,39 +35,29 @@ const HEM_BELOW_SHOULDERS: f32 = 0.15;
 const CAP_RINGS: usize = 6;
 const CAP_AROUND: usize = 32;
 
-impl JacketLayout {
-    /// The veil's layout on `character`: a band around the crown, a hem below the shoulders,
-    /// open at the back, a thin sheet.
-    pub fn veil(character: &Character) -> Self {
-        let (shoulder, _) = landmarks(character);
-        let k = shoulder / BUILTIN_LANDMARKS.0;
-        let (centre, top) = head_centre_and_top(character);
-        let crown = centre + (top - centre) * CROWN;
-        // The grid fold lines and painted maps are checked against.
-        let (cols, rows) = Garment::Veil.grid();
-        Self {
-            cols,
-            rows,
-            top_height: crown,
-            hem_height: shoulder - HEM_BELOW_SHOULDERS * k,
-            front_gap_deg: 20.0,
-            clearance: 0.012 * k,
-            render_cols_per_sim: 4,
-            render_rows_per_sim: 4,
-            thickness: 0.002 * k,
-            body_scale: k,
-            opening_deg: 180.0,
-            ..Self::default()
-        }
+/// The veil's layout on `character`: a band around the crown, a hem below the shoulders,
+/// open at the back, a thin sheet.
+pub fn layout(character: &Character) -> GridLayout {
+    let (shoulder, _) = landmarks(character);
+    let k = shoulder / BUILTIN_LANDMARKS.0;
+    let (centre, top) = head_centre_and_top(character);
+    let crown = centre + (top - centre) * CROWN;
+    // The grid fold lines and painted maps are checked against.
+    let (cols, rows) = Template::Veil.grid();
+    GridLayout {
+        cols,
+        rows,
+        top_height: crown,
+        hem_height: shoulder - HEM_BELOW_SHOULDERS * k,
+        front_gap_deg: 20.0,
+        clearance: 0.012 * k,
+        render_cols_per_sim: 4,
+        render_rows_per_sim: 4,
+        thickness: 0.002 * k,
+        body_scale: k,
+        opening_deg: 180.0,
+        ..GridLayout::default()
     }
-}
-
-/// The rest pose's bones in character space.
-fn rest_model(character: &Character) -> Vec<Mat4> {
-    let mut model = Vec::new();
-    let sk = &character.skeleton;
-    sk.rest_pose().compute_model(sk, &mut model);
-    model
 }
 
 /// What the veil falls on: `ellipsoids`, the hood's ([`crate::character::head_and_shoulders`]),
@@ -85,7 +78,7 @@ pub(crate) fn cover_head(character: &Character, ellipsoids: &mut [Ellipsoid]) {
 }
 
 /// The veil's colliders at rest on `character` ([`cover_head`]).
-pub(super) fn ellipsoids(character: &Character) -> Vec<Ellipsoid> {
+fn ellipsoids(character: &Character) -> Vec<Ellipsoid> {
     let mut out = crate::character::head_and_shoulders(character);
     cover_head(character, &mut out);
     out
@@ -114,11 +107,7 @@ fn head_centre_and_top(character: &Character) -> (f32, f32) {
 /// The veil's rest rings on `character` posed by `model` (its rest pose): around the head,
 /// the neck and the shoulders and the skin there, hanging straight below the head's widest
 /// row until the shoulders widen it.
-pub(super) fn rest_rings(
-    character: &Character,
-    layout: &JacketLayout,
-    model: &[Mat4],
-) -> Vec<Ring> {
+fn rest_rings(character: &Character, layout: &GridLayout, model: &[Mat4]) -> Vec<Ring> {
     let posed: Vec<PosedEllipsoid> = ellipsoids(character)
         .iter()
         .map(|e| e.posed(model))
@@ -140,7 +129,7 @@ pub(super) fn rest_rings(
 /// How a veil particle's reference point follows the body: the crown band (`depth` 0) with the
 /// head; below it the head's share fades from the head bone down to the neck bone, so the rows
 /// on the shoulders follow the chest.
-pub(super) fn reference_binding(rig: &JacketRig, p: Vec3, depth: f32) -> Binding {
+fn reference_binding(rig: &GarmentRig, p: Vec3, depth: f32) -> Binding {
     let b = rig.bones;
     let y = |bone: usize| rig.rest_drivers[bone].w_axis.y;
     let w = if depth == 0.0 {
@@ -158,11 +147,11 @@ pub(super) fn reference_binding(rig: &JacketRig, p: Vec3, depth: f32) -> Binding
 
 /// The cap over the crown: a dome from the band (`band`, the top row's ring, closed all
 /// round) up over the top of the head, outer layer and lining, skinned rigidly to the head.
-pub(super) fn add_crown(rig: &JacketRig, band: Ring, m: &mut RenderMesh) {
+fn add_crown(rig: &GarmentRig, band: Ring, m: &mut RenderMesh) {
     let head = driver(rig, rig.bones.head);
     let binding: Binding = [(head, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)];
     let rise = band.rx.min(band.rz) * 0.8;
-    let thickness = rig.layout().thickness;
+    let thickness = rig.layout.thickness;
     for layer in 0..2 {
         let first = m.positions.len() as u32;
         for j in 0..=CAP_RINGS {
@@ -197,5 +186,66 @@ pub(super) fn add_crown(rig: &JacketRig, band: Ring, m: &mut RenderMesh) {
             CAP_AROUND as u32,
             layer == 1,
         );
+    }
+}
+
+/// The veil on one character: its rig and what it falls on.
+#[derive(Clone, Debug)]
+pub struct Veil {
+    rig: GarmentRig,
+    body: Body,
+}
+
+/// How the veil is cut: references follow the head down to the chest, a plain sheet, and a
+/// cap over the crown.
+struct VeilCut;
+
+impl Tailor for VeilCut {
+    fn reference_binding(&self, rig: &GarmentRig, p: Vec3, depth: f32) -> Binding {
+        reference_binding(rig, p, depth)
+    }
+
+    fn add_parts(&self, rig: &GarmentRig, rings: &[Ring], _skin: &RestSkin, m: &mut RenderMesh) {
+        add_crown(rig, rings[0], m);
+    }
+}
+
+impl Veil {
+    /// The veil on `character` in `layout` ([`layout`] fits one).
+    pub fn new(character: &Character, layout: &GridLayout) -> Result<Self, GarmentError> {
+        GarmentRig::check_layout(layout)?;
+        let model = rest_model(character);
+        let rings = rest_rings(character, layout, &model);
+        Ok(Self {
+            rig: GarmentRig::new(character, &model, layout, &rings, &[], &VeilCut)?,
+            body: Body::without_legs(ellipsoids(character)),
+        })
+    }
+}
+
+impl Garment for Veil {
+    fn template(&self) -> Template {
+        Template::Veil
+    }
+
+    fn rig(&self) -> &GarmentRig {
+        &self.rig
+    }
+
+    fn body(&self) -> &Body {
+        &self.body
+    }
+
+    fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]) {
+        self.rig.pose(posed.model, &[], frame);
+        self.rig.references(frame, references);
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }

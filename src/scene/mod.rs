@@ -12,28 +12,18 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 
-use crate::character::{skin, BodyAxis, Character, Ellipsoid, Pose, Role};
-use crate::garment::hood::{swing_deg, HoodInput, HoodScratch, Pendulum, MAX_COLLIDERS};
-use crate::garment::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
-use crate::garment::open_indices;
-use crate::garment::skirt::LegLines;
-use crate::preset::{Garment, Preset};
-use crate::sim::world_motion::carry;
+use crate::character::{skin, BodyAxis, Character, Pose, Role};
+use crate::garment::hood::HoodedJacket;
+use crate::garment::skirt::{LegLines, Skirt};
+use crate::garment::{
+    dress, fitted_layout, open_indices, Garment, GarmentError, GarmentRig, GridLayout, Posed,
+    RigFrame,
+};
+use crate::preset::{Garment as Template, Preset};
 use crate::sim::{
     clear_point_on_sphere, push_out_all_among, swing_clear, Bounds, Cloth, Collider,
     ConstraintKind, FabricParams, FoldError, FoldLine, Frame, Shapes, StepInput, Topology,
-    WorldMotion,
 };
-
-/// The farthest apart two neighbouring reference points in a row may be, x their link's rest
-/// length ([`Scene::carry_row_neighbours`]).
-const REFERENCE_SPAN: f32 = 1.5;
-/// The skirt's [`REFERENCE_SPAN`]: a knee rising under the front of the skirt pushes one
-/// reference of the hem ahead of the thigh. With the jackets' span its neighbours' spheres
-/// stay round the thigh's sides and a run holds the link between them far over rest; at 1.2
-/// they come over the thigh with it. Closer still (1.1, 1.0) draws the spheres so close that
-/// a jump's stretch grows.
-const SKIRT_REFERENCE_SPAN: f32 = 1.2;
 /// Rounds of pushing a reference point out of the body and swinging it back onto the sphere
 /// around the reference above before the wider search (see [`swing_clear`]).
 const REFERENCE_SWINGS: usize = 6;
@@ -44,7 +34,7 @@ pub enum SceneError {
     #[error("unknown clip `{name}`; the clips are: {}", .valid.join(", "))]
     UnknownClip { name: String, valid: Vec<String> },
     #[error(transparent)]
-    Jacket(#[from] JacketError),
+    Garment(#[from] GarmentError),
     /// The preset's painted max distances do not fit the garment's grid.
     #[error("preset `{preset}`: field `max_distance_map`: {message}")]
     MaxDistanceMap { preset: String, message: String },
@@ -103,12 +93,10 @@ pub struct FrameStats {
     pub torn_links: usize,
 }
 
-/// The character in the jacket, playing a clip, one fixed step at a time.
+/// The character in its garment, playing a clip, one fixed step at a time.
 pub struct Scene {
     character: Arc<Character>,
-    garment: Garment,
-    layout: JacketLayout,
-    rig: JacketRig,
+    garment: Box<dyn Garment>,
     cloth: Cloth,
     clip: usize,
     steps: u64,
@@ -117,11 +105,9 @@ pub struct Scene {
     body_skin: Vec<Mat4>,
     body_pos: Vec<Vec3>,
     body_nrm: Vec<Vec3>,
-    frame: JacketFrame,
+    frame: RigFrame,
     jacket_pos: Vec<Vec3>,
     jacket_nrm: Vec<Vec3>,
-    /// The skirt's hem smoothed for drawing (scratch, sized once).
-    hem_ring: Vec<Vec3>,
     references: Vec<Vec3>,
     prev_offsets: Vec<Vec3>,
     /// How far this step's leg push moved each reference point (scratch, sized with them).
@@ -132,27 +118,11 @@ pub struct Scene {
     body_bounds: Bounds,
     /// The body colliders' bounds with no margin, for the measurements' penetration depth.
     depth_bounds: Bounds,
-    /// The character's ellipsoids that collide, the torso's first, then the legs'.
-    body_ellipsoids: Vec<usize>,
-    /// Of those, how many are the torso's.
-    torso_colliders: usize,
     root: Frame,
     /// The root at the last step (the first pose after a reset).
     last_root: Frame,
     /// Where the clip's root motion is placed in the world ([`Scene::teleport`]).
     placement: Frame,
-    pendulum: Pendulum,
-    /// What the hood keeps out of: the head and neck (fitted to the skin) and the shoulders
-    /// (the chest's and the upper arms' upper ellipsoids), bound to their bones.
-    hood_ellipsoids: Vec<Ellipsoid>,
-    /// What the veil falls on: the same, the head grown to hold its skin (nose and chin).
-    veil_ellipsoids: Vec<Ellipsoid>,
-    /// Those, posed for this step and for the last (the hood blends them across substeps).
-    hood_colliders: Vec<Collider>,
-    last_hood_colliders: Vec<Collider>,
-    /// The hood's working space.
-    hood_scratch: HoodScratch,
-    neck: usize,
     /// The pelvis bone: references leave the legs outward from its vertical axis.
     pelvis: usize,
     drag: Option<(usize, Vec3)>,
@@ -167,28 +137,17 @@ pub struct Scene {
     jacket_indices: Vec<u32>,
     /// The cloth's torn count `jacket_indices` were made for (`None`: make them again).
     indices_torn: Option<usize>,
-    /// Per particle, the rest length of the vertical link into it ([`vertical_rest`]).
-    vertical_rest: Vec<f32>,
-    /// Per particle, the rest length of the horizontal link to its right ([`across_rest`]).
-    across_rest: Vec<f32>,
-    /// The skirt's pass after the step's scratch: which columns it moved.
-    skirt_moved: Vec<bool>,
-    /// The skirt's leg lines this step (`None` for another garment).
-    leg_lines: Option<LegLines>,
-    /// Whether the skirt keeps out of the legs with its leg lines (on unless a test or a
-    /// comparison turns them off).
-    leg_lines_on: bool,
 }
 
 impl Scene {
-    /// The preset's garment in its layout fitted to `character` ([`JacketLayout::fitted`],
-    /// [`JacketLayout::veil`], [`JacketLayout::skirt`]), tuned by `preset`, playing `clip`.
+    /// The preset's garment in its layout fitted to `character` ([`fitted_layout`]), tuned by
+    /// `preset`, playing `clip`.
     pub fn new(
         character: Arc<Character>,
         preset: &Preset,
         clip: &str,
     ) -> Result<Scene, SceneError> {
-        let layout = layout_for(&character, preset.garment);
+        let layout = fitted_layout(&character, preset.garment);
         Self::with_layout(character, preset, clip, layout)
     }
 
@@ -197,48 +156,28 @@ impl Scene {
         character: Arc<Character>,
         preset: &Preset,
         clip: &str,
-        layout: JacketLayout,
+        layout: GridLayout,
     ) -> Result<Scene, SceneError> {
         let clip_index = find_clip(&character, clip)?;
-        let rig = JacketRig::new(&character, &layout, preset.garment)?;
-        let topology = rig.topology.clone().with_fold_lines(&preset.fold_lines)?;
+        let garment = dress(&character, preset.garment, &layout)?;
+        let topology = garment
+            .rig()
+            .topology
+            .clone()
+            .with_fold_lines(&preset.fold_lines)?;
         let mut cloth = Cloth::new(topology, &preset.params);
         paint(&mut cloth, preset)?;
-        let n = rig.topology.len();
-        let neck = character.roles.bone(Role::Neck);
-        let pelvis = character.roles.bone(Role::Pelvis);
         let mut model = Vec::new();
         character
             .skeleton
             .rest_pose()
             .compute_model(&character.skeleton, &mut model);
-        let pendulum = new_pendulum(&rig, model[neck]);
-        let hood_ellipsoids = crate::character::head_and_shoulders(&character);
-        let mut veil_ellipsoids = hood_ellipsoids.clone();
-        crate::garment::veil::cover_head(&character, &mut veil_ellipsoids);
-        let vertical = links_of(&rig, ConstraintKind::StretchVertical);
-        let horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
-        // The torso and leg ellipsoids, the torso's first: the arms hang beside the jacket
-        // inside their sleeves, and their ellipsoids overlap the pinned row under the armpits.
-        let is_leg = |name: &str| name.starts_with("thigh") || name.starts_with("calf");
-        let colliding = |legs: bool| {
-            character
-                .ellipsoids
-                .iter()
-                .enumerate()
-                .filter(move |(_, e)| !e.name.starts_with("upperarm") && is_leg(&e.name) == legs)
-                .map(|(i, _)| i)
-        };
-        let torso_colliders = colliding(false).count();
-        let body_ellipsoids: Vec<usize> = colliding(false).chain(colliding(true)).collect();
-        let frame = rig.new_frame();
-        // The most body colliders either garment poses, so no step's bounds allocate.
-        let most_colliders = body_ellipsoids.len().max(veil_ellipsoids.len());
         let mut scene = Scene {
             pose: character.skeleton.rest_pose(),
+            pelvis: character.roles.bone(Role::Pelvis),
             character,
-            garment: preset.garment,
-            layout,
+            frame: garment.rig().new_frame(),
+            garment,
             cloth,
             clip: clip_index,
             steps: 0,
@@ -246,46 +185,46 @@ impl Scene {
             body_skin: Vec::new(),
             body_pos: Vec::new(),
             body_nrm: Vec::new(),
-            frame,
             jacket_pos: Vec::new(),
             jacket_nrm: Vec::new(),
-            hem_ring: Vec::new(),
-            references: vec![Vec3::ZERO; n],
-            prev_offsets: vec![Vec3::ZERO; n],
-            leg_push: vec![0.0; n],
+            references: Vec::new(),
+            prev_offsets: Vec::new(),
+            leg_push: Vec::new(),
             colliders: Vec::new(),
-            body_bounds: Bounds::with_capacity(most_colliders),
-            depth_bounds: Bounds::with_capacity(most_colliders),
-            body_ellipsoids,
-            torso_colliders,
+            body_bounds: Bounds::default(),
+            depth_bounds: Bounds::default(),
             root: Frame::IDENTITY,
             last_root: Frame::IDENTITY,
             placement: Frame::IDENTITY,
-            pendulum,
-            hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
-            last_hood_colliders: Vec::with_capacity(hood_ellipsoids.len()),
-            hood_scratch: HoodScratch::for_points(rig.hood_points.len()),
-            hood_ellipsoids,
-            veil_ellipsoids,
-            neck,
-            pelvis,
             drag: None,
             stats: FrameStats::default(),
             skinned: false,
-            vertical_rest: vertical_rest(n, &vertical),
-            across_rest: across_rest(n, &horizontal),
-            skirt_moved: Vec::new(),
-            vertical,
-            horizontal,
+            vertical: Vec::new(),
+            horizontal: Vec::new(),
             fold_lines: preset.fold_lines.clone(),
             jacket_indices: Vec::new(),
             indices_torn: None,
-            leg_lines: None,
-            leg_lines_on: true,
-            rig,
         };
+        scene.size_for_garment();
         scene.reset();
         Ok(scene)
+    }
+
+    /// Sizes the buffers that follow the garment's grid and body (once per garment, so no
+    /// step allocates).
+    fn size_for_garment(&mut self) {
+        let rig = self.garment.rig();
+        let n = rig.topology.len();
+        self.references = vec![Vec3::ZERO; n];
+        self.prev_offsets = vec![Vec3::ZERO; n];
+        self.leg_push = vec![0.0; n];
+        self.vertical = links_of(rig, ConstraintKind::StretchVertical);
+        self.horizontal = links_of(rig, ConstraintKind::StretchHorizontal);
+        let colliders = self.garment.body().ellipsoids.len();
+        self.body_bounds = Bounds::with_capacity(colliders);
+        self.depth_bounds = Bounds::with_capacity(colliders);
+        self.colliders = Vec::with_capacity(colliders + 1);
+        self.frame = rig.new_frame();
     }
 
     /// The character.
@@ -298,9 +237,20 @@ impl Scene {
         &self.character
     }
 
-    /// The jacket rig.
-    pub fn rig(&self) -> &JacketRig {
-        &self.rig
+    /// The garment's rig.
+    pub fn rig(&self) -> &GarmentRig {
+        self.garment.rig()
+    }
+
+    /// The garment being worn.
+    pub fn worn(&self) -> &dyn Garment {
+        self.garment.as_ref()
+    }
+
+    /// The garment being worn, when it is a `G` (the hood of a [`HoodedJacket`], the leg lines
+    /// of a [`Skirt`]).
+    pub fn worn_as<G: Garment>(&self) -> Option<&G> {
+        self.garment.as_any().downcast_ref()
     }
 
     /// The parameters in use.
@@ -324,58 +274,44 @@ impl Scene {
         paint(&mut self.cloth, preset)
     }
 
-    /// The garment being worn.
-    pub fn garment(&self) -> Garment {
-        self.garment
+    /// The preset's name for the garment being worn.
+    pub fn garment(&self) -> Template {
+        self.garment.template()
     }
 
     /// Changes the garment: rebuilds the rig and the cloth and restarts the clip. Between the
     /// jacket and the hooded jacket the layout stays; another kind of garment gets its own
-    /// layout fitted to the character.
-    pub fn set_garment(&mut self, garment: Garment) {
-        if garment == self.garment {
+    /// layout fitted to the character. A garment that cannot be built changes nothing.
+    pub fn set_garment(&mut self, template: Template) {
+        let current = self.garment.template();
+        if template == current {
             return;
         }
-        let jacket = |g: Garment| matches!(g, Garment::Jacket | Garment::HoodedJacket);
+        let jacket = |g: Template| matches!(g, Template::Jacket | Template::HoodedJacket);
         // Past the early return the garment differs: only the two jackets share a shape.
-        let reshaped = !(jacket(garment) && jacket(self.garment));
+        let reshaped = !(jacket(template) && jacket(current));
         let layout = if reshaped {
-            layout_for(&self.character, garment)
+            fitted_layout(&self.character, template)
         } else {
-            self.layout.clone()
+            self.rig().layout().clone()
         };
-        if let Ok(rig) = JacketRig::new(&self.character, &layout, garment) {
-            if reshaped {
-                // Another shape: a new cloth (with the same fold lines where the grid still
-                // takes them) and buffers sized for it.
-                let topology = rig.topology.clone();
-                let topology = topology
-                    .clone()
-                    .with_fold_lines(&self.fold_lines)
-                    .unwrap_or(topology);
-                self.rebuild_cloth(topology);
-                self.references = vec![Vec3::ZERO; rig.topology.len()];
-                self.prev_offsets = vec![Vec3::ZERO; rig.topology.len()];
-                self.leg_push = vec![0.0; rig.topology.len()];
-                self.vertical = links_of(&rig, ConstraintKind::StretchVertical);
-                self.horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
-                self.vertical_rest = vertical_rest(rig.topology.len(), &self.vertical);
-                self.across_rest = across_rest(rig.topology.len(), &self.horizontal);
-                self.layout = layout;
-            }
-            let mut rest_model = Vec::new();
-            self.character
-                .skeleton
-                .rest_pose()
-                .compute_model(&self.character.skeleton, &mut rest_model);
-            self.pendulum = new_pendulum(&rig, rest_model[self.neck]);
-            self.hood_scratch = HoodScratch::for_points(rig.hood_points.len());
-            self.frame = rig.new_frame();
-            self.rig = rig;
-            self.garment = garment;
-            self.indices_torn = None;
-            self.reset();
+        let Ok(garment) = dress(&self.character, template, &layout) else {
+            return;
+        };
+        if reshaped {
+            // Another shape: a new cloth (with the same fold lines where the grid still
+            // takes them).
+            let topology = garment.rig().topology.clone();
+            let topology = topology
+                .clone()
+                .with_fold_lines(&self.fold_lines)
+                .unwrap_or(topology);
+            self.rebuild_cloth(topology);
         }
+        self.garment = garment;
+        self.size_for_garment();
+        self.indices_torn = None;
+        self.reset();
     }
 
     /// A new cloth on `topology` with the knobs, the kernel and the painted max distances of
@@ -396,7 +332,7 @@ impl Scene {
     /// Rebuilds the cloth without the bend links across `lines` (and with every other bend
     /// link) and restarts the clip. A line off the grid is refused and changes nothing.
     pub fn set_fold_lines(&mut self, lines: &[FoldLine]) -> Result<(), FoldError> {
-        let topology = self.rig.topology.clone().with_fold_lines(lines)?;
+        let topology = self.rig().topology.clone().with_fold_lines(lines)?;
         self.rebuild_cloth(topology);
         self.fold_lines = lines.to_vec();
         self.indices_torn = None;
@@ -407,13 +343,15 @@ impl Scene {
     /// The skirt's leg lines this step, whether or not they are on (`None` for another
     /// garment).
     pub fn leg_lines(&self) -> Option<LegLines> {
-        self.leg_lines
+        self.worn_as::<Skirt>().map(Skirt::leg_lines)
     }
 
     /// Turns the skirt's leg lines on or off (on by default; no effect on another garment):
     /// off, the hem is held out of the legs by the collision alone.
     pub fn set_leg_lines(&mut self, on: bool) {
-        self.leg_lines_on = on;
+        if let Some(skirt) = self.garment.as_any_mut().downcast_mut::<Skirt>() {
+            skirt.set_leg_lines(on);
+        }
     }
 
     /// Switches to another clip and restarts it.
@@ -446,31 +384,14 @@ impl Scene {
             colliders: &self.colliders,
         });
         self.prev_offsets.fill(Vec3::ZERO);
-        // The hood starts where it comes to rest: hanging straight down behind the head (from
-        // its modelled pose it would first swing down for half a second).
-        let hood_origin = self.hood_origin();
-        let hanging = hood_origin + Vec3::NEG_Y * self.pendulum.length;
-        // The hood's first step, too, moves from this pose.
-        self.last_hood_colliders.clone_from(&self.hood_colliders);
-        let mut scratch = std::mem::take(&mut self.hood_scratch);
-        let input = self.hood_input(hood_origin);
-        // Out of the head and shoulders from the first frame (a clip may start bowed).
-        let start = self.pendulum.clear(
-            hood_origin,
-            hanging,
-            &input,
-            &self.hood_colliders,
-            &mut scratch,
-        );
-        self.hood_scratch = scratch;
-        self.pendulum.pos = start;
-        self.pendulum.prev = start;
-        self.pendulum.last_origin = hood_origin;
-        self.pendulum.last_rest = self.hood_rest_dir();
-        self.pendulum.touched = start != hanging;
+        let posed = Posed {
+            model: &self.model,
+            root: self.root,
+            last_root: self.last_root,
+            params: self.cloth.params(),
+        };
+        self.garment.reset(&posed, &mut self.frame);
         self.last_root = self.root;
-        let hood = self.hood_matrix();
-        self.rig.set_hood(hood, &mut self.frame);
         self.update_bones();
         self.measure();
     }
@@ -485,20 +406,12 @@ impl Scene {
             return;
         }
         let start = Instant::now();
-        self.rig
-            .skin_render(&self.frame, &mut self.jacket_pos, &mut self.jacket_nrm);
-        if self.garment == Garment::Skirt {
-            let (l, topo) = (&self.layout, self.cloth.topology());
-            crate::garment::skirt::smooth_hem(
-                &self.cloth.positions()[topo.hem()],
-                l.render_grid(),
-                (l.render_cols_per_sim, l.render_rows_per_sim),
-                l.thickness,
-                &mut self.hem_ring,
-                &mut self.jacket_pos,
-                &self.jacket_nrm,
-            );
-        }
+        self.garment.skin(
+            &self.frame,
+            &self.cloth,
+            &mut self.jacket_pos,
+            &mut self.jacket_nrm,
+        );
         self.character
             .skin_matrices(&self.model, &mut self.body_skin);
         skin(
@@ -512,7 +425,7 @@ impl Scene {
             let cloth = &self.cloth;
             let links = &cloth.topology().links;
             open_indices(
-                &self.rig,
+                self.garment.rig(),
                 links,
                 cloth.torn_links(),
                 &mut self.jacket_indices,
@@ -529,7 +442,13 @@ impl Scene {
         self.steps += 1;
         let t = self.time();
         self.pose_at(t);
-        self.step_pendulum();
+        let posed = Posed {
+            model: &self.model,
+            root: self.root,
+            last_root: self.last_root,
+            params: self.cloth.params(),
+        };
+        self.garment.before_cloth(&posed, &mut self.frame);
         if let Some((i, target)) = self.drag {
             self.cloth.drag_particle(i, target);
         }
@@ -542,22 +461,9 @@ impl Scene {
         // The inputs come from the rig and are always finite; a refusal leaves the cloth as
         // it was for this step.
         let _ = self.cloth.step(&input);
-        if self.garment == Garment::Skirt {
-            let lines = self.leg_lines.filter(|_| self.leg_lines_on);
-            let p = self.cloth.params();
-            let hold = crate::garment::skirt::Hold {
-                rest: &self.vertical_rest,
-                across: &self.across_rest,
-                reference: &self.references,
-                body: &self.colliders[..self.body_colliders()],
-                margin: p.collision_margin,
-                sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
-            };
-            let moved = &mut self.skirt_moved;
-            self.cloth.adjust_positions(|topo, md, pos, prev| {
-                crate::garment::skirt::after_step(lines.as_ref(), topo, md, &hold, pos, prev, moved)
-            });
-        }
+        let body = &self.colliders[..self.body_colliders()];
+        self.garment
+            .after_cloth(&mut self.cloth, &self.references, body);
         let step_seconds = cloth_start.elapsed().as_secs_f32();
         self.last_root = self.root;
         self.update_bones();
@@ -611,7 +517,7 @@ impl Scene {
         MeshView {
             positions: &self.jacket_pos,
             normals: &self.jacket_nrm,
-            uvs: &self.rig.render.uvs,
+            uvs: &self.garment.rig().render.uvs,
             indices: &self.jacket_indices,
         }
     }
@@ -636,8 +542,8 @@ impl Scene {
         &self.frame.sim_bones
     }
 
-    /// The upper jacket bones and other per-frame rig matrices.
-    pub fn jacket_frame(&self) -> &JacketFrame {
+    /// The garment's per-frame rig matrices.
+    pub fn rig_frame(&self) -> &RigFrame {
         &self.frame
     }
 
@@ -646,26 +552,32 @@ impl Scene {
         &self.model
     }
 
-    /// The hood pendulum's end point (character space).
-    pub fn hood_pendulum(&self) -> Vec3 {
-        self.pendulum.pos
+    /// The hood pendulum's end point (character space); `None` without a hood.
+    pub fn hood_pendulum(&self) -> Option<Vec3> {
+        self.worn_as::<HoodedJacket>()
+            .map(HoodedJacket::pendulum_end)
     }
 
     /// The hood bone (character space): x toward the pendulum's end. The hood's vertices
-    /// ([`crate::garment::jacket::RenderMesh::hood`]) and [`JacketRig::hood_points`] ride on it.
-    pub fn hood_bone(&self) -> Mat4 {
-        self.hood_matrix()
+    /// ([`crate::garment::RenderMesh::hood`]) and [`HoodedJacket::hood_points`] ride on it.
+    /// `None` without a hood.
+    pub fn hood_bone(&self) -> Option<Mat4> {
+        self.worn_as::<HoodedJacket>().map(|h| h.bone(&self.model))
     }
 
-    /// What the hood keeps out of this step (head, neck, shoulders), character space.
+    /// What the hood keeps out of this step (head, neck, shoulders), character space; empty
+    /// without a hood.
     pub fn hood_colliders(&self) -> &[Collider] {
-        &self.hood_colliders
+        self.worn_as::<HoodedJacket>()
+            .map_or(&[], HoodedJacket::colliders)
     }
 
     /// The hood pendulum's angle from its rest pose (hanging on the back, carried by the
-    /// neck), degrees: what [`FabricParams::hood_swing_limit_deg`] caps.
-    pub fn hood_swing_deg(&self) -> f32 {
-        swing_deg(self.hood_origin(), self.pendulum.pos, self.hood_rest_dir())
+    /// neck), degrees: what [`FabricParams::hood_swing_limit_deg`] caps. `None` without a
+    /// hood.
+    pub fn hood_swing_deg(&self) -> Option<f32> {
+        self.worn_as::<HoodedJacket>()
+            .map(|h| h.swing_deg(&self.model))
     }
 
     /// What the last step looked like.
@@ -676,32 +588,6 @@ impl Scene {
     /// Holds a particle at a character-space point while `Some` (a poke with the mouse).
     pub fn drag(&mut self, particle: usize, target: Option<Vec3>) {
         self.drag = target.map(|t| (particle, t));
-    }
-
-    fn hood_origin(&self) -> Vec3 {
-        self.model[self.neck].transform_point3(self.pendulum.origin_local)
-    }
-
-    /// The hood's rest direction this step: its hanging direction at rest, turned with the neck.
-    fn hood_rest_dir(&self) -> Vec3 {
-        self.model[self.neck]
-            .transform_vector3(self.pendulum.rest_local)
-            .normalize_or(Vec3::NEG_Y)
-    }
-
-    /// The pendulum's inputs for this step's pose.
-    fn hood_input(&self, origin: Vec3) -> HoodInput<'_> {
-        let p = self.cloth.params();
-        HoodInput {
-            origin,
-            rest_dir: self.hood_rest_dir(),
-            gravity: self.root.rotation.inverse() * Vec3::new(0.0, -p.gravity, 0.0),
-            across: self.model[self.neck].x_axis.truncate(),
-            colliders: &self.hood_colliders,
-            last_colliders: &self.last_hood_colliders,
-            points: &self.rig.hood_points,
-            margin: p.collision_margin,
-        }
     }
 
     /// Samples the clip at `t` and solves everything that depends only on the pose.
@@ -716,26 +602,17 @@ impl Scene {
         };
         self.pose
             .compute_model(&self.character.skeleton, &mut self.model);
-        let hood = self.hood_matrix();
-        self.rig.pose(&self.model, hood, &mut self.frame);
-        self.rig.references(&self.frame, &mut self.references);
-        self.leg_lines = self.rig.leg_lines(&self.model);
+        let posed = Posed {
+            model: &self.model,
+            root: self.root,
+            last_root: self.last_root,
+            params: self.cloth.params(),
+        };
+        self.garment
+            .pose(&posed, &mut self.frame, &mut self.references);
         self.colliders.clear();
-        let veil = self.garment == Garment::Veil;
-        // The veil falls on the head, the neck and the shoulders.
-        let body: &[Ellipsoid] = if veil { &self.veil_ellipsoids } else { &[] };
-        let jacket = self
-            .body_ellipsoids
-            .iter()
-            .filter(|_| !veil)
-            .map(|&i| &self.character.ellipsoids[i]);
-        for e in jacket.chain(body) {
-            self.colliders.push(posed_collider(e, &self.model));
-        }
-        std::mem::swap(&mut self.hood_colliders, &mut self.last_hood_colliders);
-        self.hood_colliders.clear();
-        for e in self.hood_ellipsoids.iter().take(MAX_COLLIDERS) {
-            self.hood_colliders.push(posed_collider(e, &self.model));
+        for e in &self.garment.body().ellipsoids {
+            self.colliders.push(e.posed_collider(&self.model));
         }
         // Keep every reference point outside the body, so the max-distance sphere is centred
         // where the cloth may be (a thigh swinging forward pushes the hem's reference ahead of
@@ -748,14 +625,13 @@ impl Scene {
         // two columns does not part their references (pushing each to its nearest surface
         // did: the two sides of the thigh, a leg's width apart, and the row tore there).
         let margin = self.cloth.params().collision_margin + 0.005;
-        let pinned = &self.rig.topology.pinned;
+        let pinned = &self.garment.rig().topology.pinned;
         // Then the rest: overlapping ellipsoids (hips, upper and lower thigh) can push a point
         // from one into the next, so sweep until nothing moves, a few times at most.
         let body = &self.colliders[..self.body_colliders()];
         self.body_bounds.update(body, margin);
         let bounds = &self.body_bounds;
-        let legs = self.torso_colliders.min(body.len())..body.len();
-        let legs = if veil { 0..0 } else { legs };
+        let legs = self.garment.body().torso.min(body.len())..body.len();
         let has_legs = !legs.is_empty();
         let axis = BodyAxis::of_pelvis(self.model[self.pelvis]);
         let refs = self.references.iter_mut().zip(&mut self.leg_push);
@@ -770,11 +646,7 @@ impl Scene {
         if has_legs {
             self.carry_row_neighbours(margin);
         }
-        // The skirt's lower rows keep their references out of the leg lines too, so the max
-        // distance sphere is centred where the leg lines let the cloth be.
-        if let Some(lines) = &self.leg_lines {
-            lines.push_references(self.rig.topology.cols, &mut self.references);
-        }
+        self.garment.keep_references(&mut self.references);
 
         self.keep_references_in_reach(margin);
         self.colliders.push(Collider::Plane {
@@ -792,7 +664,7 @@ impl Scene {
     /// out and back onto the shell a few times (so it slides round a leg as the leg moves),
     /// then, where that does not clear it, the search over the whole shell.
     fn keep_references_in_reach(&mut self, margin: f32) {
-        let pinned = &self.rig.topology.pinned;
+        let pinned = &self.garment.rig().topology.pinned;
         let body = &self.colliders[..self.body_colliders()];
         let md = self.cloth.max_distances();
         for &(a, b, rest) in &self.vertical {
@@ -823,22 +695,17 @@ impl Scene {
         }
     }
 
-    /// Keeps neighbouring reference points in a row within [`REFERENCE_SPAN`] (the skirt's
-    /// [`SKIRT_REFERENCE_SPAN`]) x their rest
-    /// length: where a leg pushed one far out (a thigh kicked into the hem) and not its
+    /// Keeps neighbouring reference points in a row within the garment's
+    /// [`Garment::reference_span`] x their rest length: where a leg pushed one far out (a thigh kicked into the hem) and not its
     /// neighbour, the neighbour comes along toward it, and that one's neighbour in turn, so
     /// the row's max-distance spheres stay close enough for its links to keep their length
     /// (a thigh's width between two spheres held the links between them at several times
     /// their rest length in a dodge). The point pushed less moves; a moved point is pushed
     /// out of the body again.
     fn carry_row_neighbours(&mut self, margin: f32) {
-        let pinned = &self.rig.topology.pinned;
+        let pinned = &self.garment.rig().topology.pinned;
         let body = &self.colliders[..self.body_colliders()];
-        let span_ratio = if self.garment == Garment::Skirt {
-            SKIRT_REFERENCE_SPAN
-        } else {
-            REFERENCE_SPAN
-        };
+        let span_ratio = self.garment.reference_span();
         let forward = self.horizontal.iter();
         for &(a, b, rest) in forward.clone().chain(forward.rev()) {
             let (a, b) = (a as usize, b as usize);
@@ -866,45 +733,13 @@ impl Scene {
 
     /// How many of this step's colliders are the body's (the rest: the ground).
     fn body_colliders(&self) -> usize {
-        if self.garment == Garment::Veil {
-            self.veil_ellipsoids.len()
-        } else {
-            self.body_ellipsoids.len()
-        }
+        self.garment.body().ellipsoids.len()
     }
 
-    fn hood_matrix(&self) -> Mat4 {
-        let origin = self.hood_origin();
-        let chest_x = self.model[self.neck].x_axis.truncate();
-        Pendulum::bone(origin, self.pendulum.pos, chest_x)
-    }
-
-    /// The hood's pendulum ([`Pendulum::step`]) after the character's world motion since the
-    /// last step (the cloth's fraction and its cuts, [`WorldMotion`]), then its bone.
-    fn step_pendulum(&mut self) {
-        let p = self.cloth.params();
-        // The cloth's world-motion rule: a cut adds no motion.
-        let motion = WorldMotion::between(&self.last_root, &self.root);
-        if !motion.is_cut() {
-            if let Some(m) = motion.fraction(p.world_motion_fraction) {
-                carry(&m, &mut self.pendulum.pos, &mut self.pendulum.prev);
-            }
-        }
-        let origin = self.hood_origin();
-        let mut scratch = std::mem::take(&mut self.hood_scratch);
-        let input = self.hood_input(origin);
-        let mut pendulum = self.pendulum;
-        pendulum.step(self.cloth.params(), &input, &mut scratch);
-        self.hood_scratch = scratch;
-        self.pendulum = pendulum;
-        let hood = self.hood_matrix();
-        self.rig.set_hood(hood, &mut self.frame);
-    }
-
-    /// Bones from the simulation mesh, skinning, statistics.
     /// The simulation mesh's bones from the particles; the drawn meshes are now stale.
     fn update_bones(&mut self) {
-        self.rig
+        self.garment
+            .rig()
             .update_bones(self.cloth.positions(), &mut self.frame);
         self.skinned = false;
     }
@@ -993,75 +828,15 @@ impl Scene {
     }
 }
 
-/// The hood's pendulum at rest on `rig`, `neck` the neck bone at rest (character space).
-fn new_pendulum(rig: &JacketRig, neck: Mat4) -> Pendulum {
-    let origin = rig.hood_rest.w_axis.truncate();
-    let to_neck = neck.inverse();
-    Pendulum {
-        pos: rig.hood_pendulum_rest,
-        prev: rig.hood_pendulum_rest,
-        length: origin.distance(rig.hood_pendulum_rest),
-        origin_local: to_neck.transform_point3(origin),
-        rest_local: to_neck.transform_vector3(Vec3::NEG_Y),
-        last_origin: origin,
-        last_rest: Vec3::NEG_Y,
-        touched: false,
-        reach: rig
-            .hood_points
-            .iter()
-            .map(|p| p.length())
-            .fold(0.0, f32::max),
-    }
-}
-
-/// The layout of `garment` fitted to `character`, as a scene builds it.
-pub fn layout_for(character: &Character, garment: Garment) -> JacketLayout {
-    match garment {
-        Garment::Veil => JacketLayout::veil(character),
-        Garment::Skirt => JacketLayout::skirt(character),
-        Garment::Jacket | Garment::HoodedJacket => JacketLayout::fitted(character),
-    }
-}
-
-/// Per particle, the rest length of the vertical link into it from above (0 on the top row):
-/// what the skirt's pass after the step keeps its columns at.
-fn vertical_rest(particles: usize, vertical: &[(u32, u32, f32)]) -> Vec<f32> {
-    let mut out = vec![0.0; particles];
-    for &(_, b, rest) in vertical {
-        out[b as usize] = rest;
-    }
-    out
-}
-
-/// Per particle, the rest length of the horizontal link to its right (0 on the last column):
-/// what the skirt's pass after the step holds its rows to.
-fn across_rest(particles: usize, horizontal: &[(u32, u32, f32)]) -> Vec<f32> {
-    let mut out = vec![0.0; particles];
-    for &(a, _, rest) in horizontal {
-        out[a as usize] = rest;
-    }
-    out
-}
-
 /// The links of one kind as (upper or left, lower or right, rest length), for the stretch
 /// figures.
-fn links_of(rig: &JacketRig, kind: ConstraintKind) -> Vec<(u32, u32, f32)> {
+fn links_of(rig: &GarmentRig, kind: ConstraintKind) -> Vec<(u32, u32, f32)> {
     rig.topology
         .links
         .iter()
         .filter(|l| l.kind == kind)
         .map(|l| (l.a, l.b, l.rest))
         .collect()
-}
-
-/// `e` posed by `model` as a collider.
-fn posed_collider(e: &Ellipsoid, model: &[Mat4]) -> Collider {
-    let p = e.posed(model);
-    Collider::Ellipsoid {
-        center: p.centre,
-        rotation: p.rotation,
-        radii: p.radii,
-    }
 }
 
 /// The index of the clip called `name`, or an error listing the clips there are.
