@@ -2,12 +2,18 @@
 //! built Alan Wake's tweed jacket, plus the tools to tune it.
 //!
 //! With `default-features = false` this crate is the cloth solver ([`sim`]) and the fabric
-//! preset file ([`preset`]) only: no window, no GL, nothing an engine would not want.
+//! preset file ([`preset`], with [`files`], its atomic saves) only: no window, no GL, no
+//! character, nothing an engine would not want. The features add the engines' files
+//! (`export`), the character, its garments and the scene (`rig`), the command line (`cli`) and
+//! the window (`gui`).
 
-pub mod export;
 pub mod files;
 pub mod preset;
 pub mod sim;
+
+#[cfg(feature = "export")]
+pub mod export;
+#[cfg(feature = "rig")]
 pub mod tune;
 
 #[cfg(feature = "rig")]

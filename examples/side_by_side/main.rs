@@ -4,7 +4,7 @@
 //! time, hem swing and stretch for both.
 //!
 //! The Jolt side is Jolt's WebAssembly build run in Node (`--jolt-wasm tools/jolt-wasm`, after
-//! `npm ci` there; the same run is `tests/jolt_wasm.rs` in CI), fed the settings file export
+//! `npm ci` there; the same run is `tests/tools/jolt_wasm.rs` in CI), fed the settings file export
 //! writes, or a native C++ program (`--jolt`, `tools/jolt-compare/`) that needs a Jolt Physics
 //! build. Without either only our side runs.
 //!

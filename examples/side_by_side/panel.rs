@@ -1,5 +1,5 @@
 //! The free panel both solvers run, its motions and its measurements, shared by
-//! `examples/side_by_side` and `tests/jolt_wasm.rs` (which includes this file by path, so each
+//! `examples/side_by_side` and `tests/tools/jolt_wasm.rs` (which includes this file by path, so each
 //! uses only part of it).
 #![allow(dead_code)]
 

@@ -22,8 +22,8 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use gltf::accessor::Dimensions;
 use gltf::animation::{Interpolation, Property};
 
-use super::load::RigError;
 use super::clip::{BoneTrack, Clip, Track};
+use super::load::RigError;
 use super::mesh::SkinnedMesh;
 use super::retarget::retarget_clips;
 use super::roles::{vrm_roles, Role, Roles, RolesError};

@@ -166,7 +166,7 @@ impl Character {
     ///
     /// # Panics
     /// Only if the committed asset is broken, which the test suite rules out
-    /// (`tests/rig_assets.rs` loads it and compares it with the generator's output).
+    /// (`tests/character/assets.rs` loads it and compares it with the generator's output).
     pub fn builtin() -> Self {
         Self::builtin_ref().clone()
     }
@@ -179,8 +179,9 @@ impl Character {
     pub fn builtin_ref() -> &'static Self {
         static BUILTIN: std::sync::OnceLock<Character> = std::sync::OnceLock::new();
         BUILTIN.get_or_init(|| {
-            Self::from_glb(BUILTIN_GLB, "assets/character.glb (built in)")
-                .expect("the committed character asset loads (checked by tests/rig_assets.rs)")
+            Self::from_glb(BUILTIN_GLB, "assets/character.glb (built in)").expect(
+                "the committed character asset loads (checked by tests/character/assets.rs)",
+            )
         })
     }
 

@@ -36,12 +36,12 @@
 //! assert!(world_point.is_finite());
 //! ```
 
-mod load;
 mod check;
 mod clip;
 mod ellipsoid;
 mod ellipsoid_fit;
 pub mod import;
+mod load;
 mod mesh;
 mod retarget;
 mod roles;
@@ -49,12 +49,12 @@ pub mod settings;
 mod skeleton;
 mod source;
 
-pub use load::{Character, RigError, NATIVE_GENERATOR};
 pub use clip::{Clip, Track};
 pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
 pub use ellipsoid_fit::head_and_shoulders;
 pub(crate) use ellipsoid_fit::vertex_roles;
 pub use ellipsoid_fit::MAX_ELONGATION;
+pub use load::{Character, RigError, NATIVE_GENERATOR};
 pub use mesh::{skin, SkinnedMesh};
 pub use roles::{Role, Roles};
 pub use settings::CharacterSettings;

@@ -163,6 +163,7 @@ pub fn dress(
 
 /// The grid and rest area of `template` on the built-in character, as a scene builds it: what
 /// an engine export describes when no character is given.
+#[cfg(feature = "export")]
 pub fn builtin_grid(template: Template) -> crate::export::GridSize {
     let character = Character::builtin_ref();
     let layout = fitted_layout(character, template);

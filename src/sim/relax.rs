@@ -8,7 +8,7 @@
 //! together is projecting them one after another; the packed forms of IEEE add, subtract,
 //! multiply, divide and square root round exactly as the scalar ones; and each kernel performs
 //! the scalar code's operations in the scalar code's order (no fused multiply-add, nothing
-//! reassociated). `tests/sim_kernels.rs` holds them to it.
+//! reassociated). `tests/sim/kernels.rs` holds them to it.
 
 use glam::Vec3;
 

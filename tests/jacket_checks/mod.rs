@@ -1,5 +1,5 @@
-//! The jacket's guarantees on a character, checked step by step: what `tests/rig_jacket.rs`
-//! asserts on the built-in character and `tests/rig_import.rs` on imported ones.
+//! The jacket's guarantees on a character, checked step by step: what `tests/garment/jacket.rs`
+//! asserts on the built-in character and `tests/character/import.rs` on imported ones.
 
 use std::path::Path;
 use std::sync::Arc;

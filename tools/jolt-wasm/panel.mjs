@@ -1,4 +1,4 @@
-// The Jolt side of the free-panel comparison (tests/jolt_wasm.rs, examples/side_by_side): builds
+// The Jolt side of the free-panel comparison (tests/tools/jolt_wasm.rs, examples/side_by_side): builds
 // the panel as a Jolt soft body from what `cloth-tuner export --engine jolt` writes, through the
 // calls the generated C++ makes (inverse masses, then CreateConstraints with the rows'
 // VertexAttributes, skinned constraints with their max distance, the creation settings), moves

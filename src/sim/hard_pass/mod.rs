@@ -445,7 +445,7 @@ fn rescue(
     // A swing that has not cleared it yet is usually a hair from doing so: carry on swinging
     // first. The wider searches below pick among fixed directions, and a particle a rounding
     // error either side of clearing in the first passes would land millimetres apart, and a
-    // millionth of damping would grow to centimetres (`tests/rig_chaos.rs`).
+    // millionth of damping would grow to centimetres (`tests/garment/chaos.rs`).
     if !clear {
         let (y, done) = input.swing_clear(
             b,

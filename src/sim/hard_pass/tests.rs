@@ -208,7 +208,7 @@ fn the_sideways_limit_moves_continuously_past_a_collider_in_the_way() {
     // The particle must end outside it, at rest length, and move about as little as the sphere
     // did between runs, sliding ahead of it. (On the character, a limit that chose between
     // the whole, half or a quarter of the way would turn a millionth of a change in damping
-    // into centimetres: `tests/rig_chaos.rs`.)
+    // into centimetres: `tests/garment/chaos.rs`.)
     let free = sideways_limit_end(1.0);
     assert!(free.x > -0.01 && free.x < 0.0, "{free}");
     let step = 0.0005;

@@ -2,7 +2,7 @@
 //! ellipsoids) and its clips, written as `assets/character.glb` deterministically.
 //!
 //! A build tool, not part of the tuner: `cargo run --release -p cloth-tuner-assets` writes the
-//! file, and the tuner's `tests/rig_assets.rs` checks that the committed file equals
+//! file, and the tuner's `tests/character/assets.rs` checks that the committed file equals
 //! [`character_glb`]'s output byte for byte. The generator uses only IEEE arithmetic and square
 //! roots (no C-library trigonometry, see [`dmath`]), so the bytes do not depend on the
 //! machine's libm.
@@ -23,7 +23,7 @@ use motion::BakedClip;
 pub const CHARACTER_PATH: &str = "assets/character.glb";
 
 /// Name prefix of the nodes that carry collision ellipsoids. The tuner's loader looks for the
-/// same prefix; `tests/rig_assets.rs` checks that it finds every ellipsoid written here.
+/// same prefix; `tests/character/assets.rs` checks that it finds every ellipsoid written here.
 pub const ELLIPSOID_PREFIX: &str = "ellipsoid_";
 
 /// The complete character as glTF 2.0 binary bytes.

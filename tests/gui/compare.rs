@@ -3,7 +3,7 @@
 //! shows what `simulate` measures for each.
 #![cfg(feature = "gui")]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

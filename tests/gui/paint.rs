@@ -11,7 +11,7 @@ use egui_kittest::Harness;
 use cloth_tuner::app::App;
 use cloth_tuner::preset::Preset;
 
-mod common;
+use crate::common;
 
 /// A particle on the front panel, mid-way down (row 7, column 2 of the 17 x 10 grid), where a
 /// front view sees it.

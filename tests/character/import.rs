@@ -4,7 +4,7 @@
 //! through the public path (`Character::open`) and dressed in the jacket; and the bad files a
 //! user may open.
 
-mod jacket_checks;
+use crate::jacket_checks;
 
 use std::f32::consts::FRAC_PI_2;
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use cloth_tuner::render::FabricLook;
 use common::Reap;
 
-mod common;
+use crate::common;
 
 /// Pixels of the picture that look like lit tweed (warm brown: red over green over blue),
 /// inside `area` (x0, y0, x1, y1).

@@ -9,7 +9,7 @@ use cloth_tuner::scene::metrics::{simulate, simulate_drawing, Drawing, Metrics};
 use cloth_tuner::scene::{Scene, SceneError};
 use glam::{Mat4, Vec3};
 
-mod jacket_checks;
+use crate::jacket_checks;
 
 use jacket_checks::PRESETS;
 

@@ -8,7 +8,7 @@
 //! particle within its max distance. After the disturbance ends the cloth must recover within
 //! one second of simulated time, measured against an undisturbed twin of the same fabric on the
 //! same clip (see [`Recovery`]: cloth is chaotic, so it is judged on how it moves, not on where
-//! each particle is). `cargo test --test sim_extremes -- --nocapture` prints each case's
+//! each particle is). `cargo test --test sim extremes:: -- --nocapture` prints each case's
 //! recovery time.
 
 use std::sync::Arc;

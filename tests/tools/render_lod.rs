@@ -3,7 +3,7 @@
 //! triangles and looks the same as one with every triangle, and close up every triangle is
 //! drawn again.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! for a rig whose names say nothing, and its ellipsoid scales.
 #![cfg(feature = "gui")]
 
-mod common;
+use crate::common;
 
 use cloth_tuner::character::{Character, CharacterSettings, Role as RigRole};
 use cloth_tuner_assets::test_rig::{self, test_rig_glb, Naming, RigStyle};

@@ -83,7 +83,7 @@ fn converted_to_30_and_120_hz_every_shipped_preset_stays_within_a_third() {
     // 120 Hz (60 Hz with 2 substeps), so 30 Hz runs the same solver as 4 substeps and 120 Hz
     // as 1: what is left is the linear interpolation of the character between the engine's
     // steps. It holds because the hard pass and the rig's reference points make no discrete
-    // choices (`tests/rig_chaos.rs`) and the veil is not chaotic
+    // choices (`tests/garment/chaos.rs`) and the veil is not chaotic
     // (`the_floor_tells_a_chaotic_fabric_from_a_calm_one`).
     let c = Arc::new(Character::builtin());
     for file in ["tweed", "down_jacket", "veil"] {

@@ -16,7 +16,7 @@ use glam::Vec3;
 
 use common::harness;
 
-mod common;
+use crate::common;
 
 /// Frames until the scrub has reached its time (each frame fast-forwards for a while).
 fn run_until_seeked(h: &mut Harness<'static, App>) {

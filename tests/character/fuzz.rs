@@ -20,7 +20,7 @@ use cloth_tuner_assets::test_rig::{self, test_rig_glb, Naming, RigStyle};
 use glam::{Quat, Vec3};
 use serde_json::Value;
 
-#[path = "common/rng.rs"]
+#[path = "../common/rng.rs"]
 mod rng;
 use rng::Rng;
 

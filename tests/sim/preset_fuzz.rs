@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use cloth_tuner::preset::{Preset, PresetError};
 
-#[path = "common/rng.rs"]
+#[path = "../common/rng.rs"]
 mod rng;
 use rng::Rng;
 

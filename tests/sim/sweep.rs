@@ -11,7 +11,7 @@
 //! second all at their maximum, every eighth with each knob at one end or the other, the rest
 //! uniform) on each clip from the clip's start, for [`DEFAULT_SECONDS`] of simulated time and
 //! at least [`DEFAULT_MIN_STEPS`] steps. The longer run in docs/library.md:
-//! `SWEEP_SETS=5000 SWEEP_SECONDS=0.1 SWEEP_MIN_STEPS=6 cargo test --release --test sim_sweep --
+//! `SWEEP_SETS=5000 SWEEP_SECONDS=0.1 SWEEP_MIN_STEPS=6 cargo test --release --test sim sweep:: --
 //! --nocapture` (`SWEEP_SEED` picks another sequence of sets).
 
 use std::sync::Arc;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use cloth_tuner::app::autosave::{Autosave, FILE_NAME};
 use common::Reap;
 
-mod common;
+use crate::common;
 
 /// Screen points (x, y) on the Time step slider's rail: near its right end (about 200 Hz) and
 /// a third along (about 90 Hz). The shipped tweed runs at 60 Hz.
@@ -249,7 +249,7 @@ fn a_killed_tuner_leaves_a_valid_autosave_and_the_next_start_offers_it() {
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 
     // The next start finds it and offers it back (the dialog itself is tested in
-    // tests/gui_recovery.rs).
+    // tests/gui/recovery.rs).
     let mut again = setup.start("second.log", &[]);
     again.until(display, 60, None, "the restore offer", |t| {
         t.log().contains("autosave found:")

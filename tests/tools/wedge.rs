@@ -7,7 +7,7 @@
 //! and fail when `CI=true` with the packages to install. The bad-input tests need no GL.
 #![cfg(feature = "gui")]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

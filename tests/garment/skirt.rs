@@ -3,7 +3,7 @@
 //! characters), and never with its hem between the legs (the article's leg lines).
 
 #[allow(dead_code)] // the shipped presets list is for the other test files
-mod jacket_checks;
+use crate::jacket_checks;
 
 use std::sync::Arc;
 

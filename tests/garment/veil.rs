@@ -1,9 +1,9 @@
 //! The veil on the character: worn on the head, pinned at the crown, over the face and the
 //! shoulders, never inside the head. (The jacket's guarantees on every clip of the built-in
-//! character run on the veil preset in `tests/rig_jacket.rs`; here on imported characters.)
+//! character run on the veil preset in `tests/garment/jacket.rs`; here on imported characters.)
 
 #[allow(dead_code)] // the shipped presets list is for the other test files
-mod jacket_checks;
+use crate::jacket_checks;
 
 use std::sync::Arc;
 

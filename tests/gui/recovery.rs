@@ -16,7 +16,7 @@ use egui_kittest::Harness;
 
 use common::{tweed_copy, type_path};
 
-mod common;
+use crate::common;
 
 fn build(preset: Option<PathBuf>, autosave_dir: Option<PathBuf>) -> Harness<'static, App> {
     common::paused_harness(move |cc| {

@@ -61,7 +61,7 @@ fn the_committed_schema_is_current() {
     assert!(
         committed == generated,
         "{SCHEMA_FILE} differs from the schema the code generates: regenerate it with \
-         `cargo run -- schema > {SCHEMA_FILE}` (or `CLOTH_TUNER_UPDATE_SCHEMA=1 cargo test --test preset_schema`)"
+         `cargo run -- schema > {SCHEMA_FILE}` (or `CLOTH_TUNER_UPDATE_SCHEMA=1 cargo test --test sim preset_schema::`)"
     );
 }
 

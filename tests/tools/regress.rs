@@ -5,7 +5,7 @@
 //! fail when `CI=true` with the packages to install.
 #![cfg(feature = "gui")]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

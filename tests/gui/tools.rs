@@ -6,7 +6,7 @@
 //! note, and fails when `CI=true`.
 #![cfg(feature = "gui")]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

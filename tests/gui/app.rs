@@ -8,7 +8,7 @@ use eframe::egui;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 
-mod common;
+use crate::common;
 
 #[test]
 fn every_fabric_param_has_a_widget() {

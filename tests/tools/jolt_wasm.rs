@@ -7,7 +7,7 @@
 //! Needs `node` and `tools/jolt-wasm/node_modules` (`npm ci` there): with `CI=true` their
 //! absence fails the test, elsewhere it skips with a note.
 
-#[path = "../examples/side_by_side/panel.rs"]
+#[path = "../../examples/side_by_side/panel.rs"]
 mod panel;
 
 use std::path::Path;

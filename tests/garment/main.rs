@@ -1,0 +1,15 @@
+//! The garments on the built-in character and test rigs: the guarantees of each on every clip, tearing, world motion, drift and painted max distances: one test binary for the layer (`cargo test --test garment`), a module per
+//! former test file.
+
+#[path = "../jacket_checks/mod.rs"]
+mod jacket_checks;
+
+mod chaos;
+mod drift;
+mod hood;
+mod jacket;
+mod painted_max_distance;
+mod skirt;
+mod tear;
+mod veil;
+mod world_motion;
