@@ -412,7 +412,8 @@ impl App {
     /// restart the clip, and only when they differ), knobs and painted max distances.
     fn sync_scene(&mut self) {
         let preset = &self.doc.preset;
-        if preset.garment != self.playback.scene().garment() {
+        // The artist's own garment stays whatever template the preset names.
+        if (self.playback.scene().garment()).is_some_and(|g| g != preset.garment) {
             self.playback.set_garment(preset.garment);
         }
         if preset.fold_lines != self.playback.scene().fold_lines() {

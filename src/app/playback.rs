@@ -70,7 +70,7 @@ struct Seek {
 #[derive(Clone, Debug, PartialEq)]
 struct SeekKey {
     params: FabricParams,
-    garment: Garment,
+    garment: Option<Garment>,
     clip: String,
 }
 
@@ -184,7 +184,8 @@ impl Playback {
     /// Another preset: its knobs, garment and fold lines, from the clip start.
     pub fn load_preset(&mut self, preset: &Preset) {
         self.set_params(&preset.params);
-        if preset.garment != self.scene.garment() {
+        // The artist's own garment stays whatever template the preset names.
+        if self.scene.garment().is_some_and(|g| g != preset.garment) {
             self.scene.set_garment(preset.garment);
         }
         if preset.fold_lines != self.scene.fold_lines() {

@@ -24,7 +24,7 @@ use gltf::animation::{Interpolation, Property};
 
 use super::clip::{BoneTrack, Clip, Track};
 use super::load::RigError;
-use super::mesh::SkinnedMesh;
+use super::mesh::{SkinnedMesh, WornMesh};
 use super::retarget::retarget_clips;
 use super::roles::{vrm_roles, Role, Roles, RolesError};
 use super::settings::CharacterSettings;
@@ -103,8 +103,13 @@ impl Placement {
 }
 
 /// Imports a character from a parsed file with the given settings (bone map, ellipsoid
-/// scales).
-pub(crate) fn import(src: &Source, settings: &CharacterSettings) -> Result<Character, RigError> {
+/// scales). With `garment`, the skinned mesh of that name (a node's or its mesh's) is not part
+/// of the body: it comes back on its own, in character space at the bind pose.
+pub(crate) fn import(
+    src: &Source,
+    settings: &CharacterSettings,
+    garment: Option<&str>,
+) -> Result<(Character, Option<WornMesh>), RigError> {
     let skin = src
         .doc
         .skins()
@@ -115,8 +120,13 @@ pub(crate) fn import(src: &Source, settings: &CharacterSettings) -> Result<Chara
     let roles = resolve_roles(src, &nodes, &names, settings)?;
     let world = world_matrices(&nodes, &nodes.rest);
     let ibm = inverse_binds(src, &skin, nodes.joints.len())?;
-    let (raw_mesh, bind_world) = read_meshes(src, &skin, &nodes, &world, &ibm)?;
+    let skinning = Skinning::new(&skin, &nodes, &world, &ibm);
+    let (raw_mesh, bind_world) = read_meshes(src, &skin, &skinning, garment)?;
     let placement = place(src, &nodes, &world, &roles, &bind_world)?;
+    let worn = match garment {
+        Some(name) => Some(read_worn(src, &skin, &skinning, name, &placement)?),
+        None => None,
+    };
 
     let rest_frames: Vec<Frame> = std::iter::once(Frame::IDENTITY)
         .chain(nodes.joints.iter().map(|&j| placement.frame(&world[j])))
@@ -150,14 +160,15 @@ pub(crate) fn import(src: &Source, settings: &CharacterSettings) -> Result<Chara
         }
         clips.push(clip);
     }
-    Ok(Character {
+    let character = Character {
         skeleton,
         mesh,
         inverse_bind,
         clips,
         ellipsoids: Vec::new(),
         roles,
-    })
+    };
+    Ok((character, worn))
 }
 
 fn anim_name(anim: &gltf::Animation) -> String {
@@ -360,56 +371,104 @@ fn inverse_binds(src: &Source, skin: &gltf::Skin, joints: usize) -> Result<Vec<M
     Ok(v.chunks_exact(16).map(Mat4::from_cols_slice).collect())
 }
 
-/// Every triangle primitive of every mesh node bound to the skin, merged, with joints as bone
-/// indices; and each vertex in the file's world space at the rest pose.
+/// How the file's skinned vertices reach its world space at the rest pose: each skin joint's
+/// matrix (world x inverse bind) and bone index, in the skin's joint order.
+struct Skinning {
+    matrices: Vec<Mat4>,
+    joint_bone: Vec<u16>,
+}
+
+impl Skinning {
+    fn new(skin: &gltf::Skin, nodes: &Nodes, world: &[Mat4], ibm: &[Mat4]) -> Self {
+        Self {
+            matrices: skin
+                .joints()
+                .zip(ibm)
+                .map(|(n, ib)| world[n.index()] * *ib)
+                .collect(),
+            joint_bone: skin
+                .joints()
+                .map(|n| nodes.bone_of[n.index()].unwrap_or(0) as u16)
+                .collect(),
+        }
+    }
+
+    /// A primitive's vertex `v` in the file's world space at the rest pose, and its normal.
+    fn place(&self, part: &SkinnedMesh, v: usize) -> (Vec3, Vec3) {
+        let (j, w) = (part.joints[v], part.weights[v]);
+        let mut acc = Vec3::ZERO;
+        let mut nrm = Vec3::ZERO;
+        for k in (0..4).filter(|&k| w[k] > 0.0) {
+            let m = self.matrices[j[k] as usize];
+            acc += m.transform_point3(part.positions[v]) * w[k];
+            nrm += m.transform_vector3(part.normals[v]) * w[k];
+        }
+        (acc, nrm.normalize_or(Vec3::Y))
+    }
+}
+
+/// Whether skinned mesh node `node` is the one called `name` (by the node's name or its
+/// mesh's).
+fn is_named(node: &gltf::Node, name: &str) -> bool {
+    node.name() == Some(name)
+        || node
+            .mesh()
+            .and_then(|m| m.name().map(str::to_string))
+            .as_deref()
+            == Some(name)
+}
+
+/// The nodes with a mesh bound to `skin`.
+fn skinned_nodes<'a>(
+    src: &'a Source,
+    skin: &'a gltf::Skin,
+) -> impl Iterator<Item = gltf::Node<'a>> + 'a {
+    src.doc
+        .nodes()
+        .filter(move |n| n.mesh().is_some() && n.skin().is_some_and(|s| s.index() == skin.index()))
+}
+
+/// The names of the file's skinned meshes (a node's name, else its mesh's), in file order:
+/// what File > Open garment… lists.
+pub(crate) fn skinned_mesh_names(src: &Source) -> Vec<String> {
+    let Some(skin) = src.doc.skins().next() else {
+        return Vec::new();
+    };
+    skinned_nodes(src, &skin)
+        .filter_map(|n| {
+            n.name()
+                .or_else(|| n.mesh().and_then(|m| m.name()))
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Every triangle primitive of every mesh node bound to the skin but the garment's, merged,
+/// with joints as bone indices; and each vertex in the file's world space at the rest pose.
 fn read_meshes(
     src: &Source,
     skin: &gltf::Skin,
-    nodes: &Nodes,
-    world: &[Mat4],
-    ibm: &[Mat4],
+    skinning: &Skinning,
+    garment: Option<&str>,
 ) -> Result<(SkinnedMesh, Vec<Vec3>), RigError> {
-    // Indexed as the vertices index joints: by the skin's joint list.
-    let skin_mats: Vec<Mat4> = skin
-        .joints()
-        .zip(ibm)
-        .map(|(n, ib)| world[n.index()] * *ib)
-        .collect();
-    // The skin's joint list order, as the vertices index it, to bone indices.
-    let joint_bone: Vec<u16> = skin
-        .joints()
-        .map(|n| nodes.bone_of[n.index()].unwrap_or(0) as u16)
-        .collect();
     let mut mesh = SkinnedMesh::default();
     let mut bind_world = Vec::new();
-    let skinned = src
-        .doc
-        .nodes()
-        .filter(|n| n.skin().is_some_and(|s| s.index() == skin.index()));
-    for node in skinned {
+    let body = skinned_nodes(src, skin).filter(|n| !garment.is_some_and(|g| is_named(n, g)));
+    for node in body {
         let Some(m) = node.mesh() else { continue };
         for prim in m.primitives() {
             if prim.mode() != gltf::mesh::Mode::Triangles {
                 continue;
             }
-            let part = read_primitive(src, &prim, joint_bone.len())?;
+            let part = read_primitive(src, &prim, skinning.joint_bone.len())?;
             let base = mesh.positions.len() as u32;
-            for (v, p) in part.positions.iter().enumerate() {
-                let (j, w) = (part.joints[v], part.weights[v]);
-                let mut acc = Vec3::ZERO;
-                for k in 0..4 {
-                    if w[k] > 0.0 {
-                        acc += skin_mats[j[k] as usize].transform_point3(*p) * w[k];
-                    }
-                }
-                bind_world.push(acc);
-                let nrm = (0..4)
-                    .filter(|&k| w[k] > 0.0)
-                    .map(|k| skin_mats[j[k] as usize].transform_vector3(part.normals[v]) * w[k])
-                    .sum::<Vec3>();
-                mesh.normals.push(nrm.normalize_or(Vec3::Y));
-                mesh.joints.push(j.map(|x| joint_bone[x as usize]));
-                mesh.weights.push(w);
+            for v in 0..part.positions.len() {
+                let (p, n) = skinning.place(&part, v);
+                bind_world.push(p);
+                mesh.normals.push(n);
+                mesh.joints
+                    .push(part.joints[v].map(|x| skinning.joint_bone[x as usize]));
+                mesh.weights.push(part.weights[v]);
             }
             mesh.positions.extend(part.positions);
             mesh.indices.extend(part.indices.iter().map(|i| i + base));
@@ -419,6 +478,67 @@ fn read_meshes(
         return Err(src.err("no triangle mesh is bound to the skin"));
     }
     Ok((mesh, bind_world))
+}
+
+/// The skinned mesh called `name` in character space at the bind pose, with its texture
+/// coordinates: a garment in the character's own file.
+fn read_worn(
+    src: &Source,
+    skin: &gltf::Skin,
+    skinning: &Skinning,
+    name: &str,
+    placement: &Placement,
+) -> Result<WornMesh, RigError> {
+    let node = skinned_nodes(src, skin)
+        .find(|n| is_named(n, name))
+        .ok_or_else(|| {
+            let names = skinned_mesh_names(src).join(", ");
+            src.err(format!(
+                "no skinned mesh called `{name}`; the skinned meshes are: {names}"
+            ))
+        })?;
+    let mut out = WornMesh {
+        name: name.to_string(),
+        ..WornMesh::default()
+    };
+    for prim in node.mesh().into_iter().flat_map(|m| m.primitives()) {
+        if prim.mode() != gltf::mesh::Mode::Triangles {
+            continue;
+        }
+        let part = read_primitive(src, &prim, skinning.joint_bone.len())?;
+        let base = out.mesh.positions.len() as u32;
+        for v in 0..part.positions.len() {
+            let (p, n) = skinning.place(&part, v);
+            out.mesh.positions.push(placement.point(p));
+            out.mesh
+                .normals
+                .push((placement.rotation * n).normalize_or(Vec3::Y));
+            out.mesh
+                .joints
+                .push(part.joints[v].map(|x| skinning.joint_bone[x as usize]));
+            out.mesh.weights.push(part.weights[v]);
+        }
+        out.uvs.extend(read_uvs(src, &prim, part.positions.len())?);
+        out.mesh
+            .indices
+            .extend(part.indices.iter().map(|i| i + base));
+    }
+    if out.mesh.indices.is_empty() {
+        return Err(src.err(format!("the garment `{name}` has no triangles")));
+    }
+    Ok(out)
+}
+
+/// A primitive's first texture coordinates (0, 0 for every vertex when it has none).
+fn read_uvs(src: &Source, prim: &gltf::Primitive, n: usize) -> Result<Vec<[f32; 2]>, RigError> {
+    let Some(acc) = prim.get(&gltf::Semantic::TexCoords(0)) else {
+        return Ok(vec![[0.0; 2]; n]);
+    };
+    let uv = src.read_unit_or_f32(&acc, Dimensions::Vec2, "texture coordinates")?;
+    if uv.len() != n * 2 {
+        return Err(src.err("mesh attributes have different vertex counts"));
+    }
+    Ok(uv.chunks_exact(2).map(|c| [c[0], c[1]]).collect())
 }
 
 /// One primitive's attributes with skin-list joint indices and weights summing to 1 (a mesh

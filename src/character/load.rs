@@ -13,7 +13,7 @@ use gltf::animation::{Interpolation, Property};
 use super::clip::{BoneTrack, Clip, Track};
 use super::ellipsoid::Ellipsoid;
 use super::ellipsoid_fit::fit_ellipsoids;
-use super::mesh::SkinnedMesh;
+use super::mesh::{SkinnedMesh, WornMesh};
 use super::roles::{Role, Roles};
 use super::settings::{CharacterSettings, SettingsError};
 use super::skeleton::{Bone, Skeleton};
@@ -197,13 +197,56 @@ impl Character {
     }
 
     fn from_source(src: &Source, settings: &CharacterSettings) -> Result<Self, RigError> {
+        Self::with_worn(src, settings, None).map(|(c, _)| c)
+    }
+
+    /// Loads the character from `path` (settings as [`Character::open`]) with the skinned mesh
+    /// called `garment` (a node's or its mesh's name) taken out of the body: the garment the
+    /// character wears in its own file, in character space at the bind pose. The body's skin,
+    /// ellipsoids and coverage come from the other meshes.
+    pub fn open_wearing(
+        path: &Path,
+        bone_map: Option<&Path>,
+        garment: &str,
+    ) -> Result<(Self, WornMesh), RigError> {
+        let settings = CharacterSettings::for_character(path, bone_map)?;
+        let name = path.display().to_string();
+        let mut worn = None;
+        let character = guarded(&name, || {
+            let (c, w) = Self::with_worn(&Source::open(path)?, &settings, Some(garment))?;
+            worn = w;
+            Ok(c)
+        })?;
+        let worn = worn.ok_or_else(|| RigError::Format {
+            path: name,
+            reason: format!("no skinned mesh called `{garment}`"),
+        })?;
+        Ok((character, worn))
+    }
+
+    /// The names of the skinned meshes in the file at `path` (a node's name, else its mesh's):
+    /// the body's parts and any garment, for File > Open garment….
+    pub fn skinned_mesh_names(path: &Path) -> Result<Vec<String>, RigError> {
+        Ok(super::import::skinned_mesh_names(&Source::open(path)?))
+    }
+
+    fn with_worn(
+        src: &Source,
+        settings: &CharacterSettings,
+        garment: Option<&str>,
+    ) -> Result<(Self, Option<WornMesh>), RigError> {
         settings
             .check()
             .map_err(|reason| src.err(format!("character settings: {reason}")))?;
-        let mut character = if src.generator() == Some(NATIVE_GENERATOR) {
-            Loader { src }.load(settings)?
+        let (mut character, worn) = if src.generator() == Some(NATIVE_GENERATOR) {
+            if garment.is_some() {
+                return Err(src.err(
+                    "a garment in a file of cloth-tuner's own form: give the garment in a file of its own",
+                ));
+            }
+            (Loader { src }.load(settings)?, None)
         } else {
-            super::import::import(src, settings)?
+            super::import::import(src, settings, garment)?
         };
         if character.ellipsoids.is_empty() {
             character.ellipsoids = fit_ellipsoids(
@@ -215,7 +258,7 @@ impl Character {
         } else {
             character.scale_ellipsoids(settings);
         }
-        Ok(character)
+        Ok((character, worn))
     }
 
     /// Scales the file's own ellipsoids by their bone's role's factor.

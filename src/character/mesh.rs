@@ -19,6 +19,17 @@ pub struct SkinnedMesh {
     pub weights: Vec<[f32; 4]>,
 }
 
+/// A skinned mesh of the character's file that is not its body (a garment), in character space
+/// at the bind pose, with its joints as the character's bones.
+#[derive(Clone, Debug, Default)]
+pub struct WornMesh {
+    /// The mesh's name in the file (its node's, else the mesh's).
+    pub name: String,
+    pub mesh: SkinnedMesh,
+    /// Per vertex, the first texture coordinates (0, 0 where the file has none).
+    pub uvs: Vec<[f32; 2]>,
+}
+
 impl SkinnedMesh {
     /// Number of vertices.
     pub fn vertex_count(&self) -> usize {

@@ -55,7 +55,7 @@ pub use ellipsoid_fit::head_and_shoulders;
 pub(crate) use ellipsoid_fit::vertex_roles;
 pub use ellipsoid_fit::MAX_ELONGATION;
 pub use load::{Character, RigError, NATIVE_GENERATOR};
-pub use mesh::{skin, SkinnedMesh};
+pub use mesh::{skin, SkinnedMesh, WornMesh};
 pub use roles::{Role, Roles};
 pub use settings::CharacterSettings;
 pub use skeleton::{BodyAxis, Bone, Pose, Skeleton};

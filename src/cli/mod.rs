@@ -506,8 +506,15 @@ fn simulate_command(
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let (preset, character) = prepare_run(preset, character, seconds, 3600.0)?;
-    let m = crate::scene::metrics::simulate(character, &preset, clip, seconds)?;
+    if character.garment_mesh.is_none() {
+        let (preset, character) = prepare_run(preset, character, seconds, 3600.0)?;
+        let m = crate::scene::metrics::simulate(character, &preset, clip, seconds)?;
+        return print_result(json, &m, || m.to_text());
+    }
+    check_seconds(seconds, 3600.0)?;
+    let preset = Preset::load(preset)?;
+    let (character, outfit) = character.load_outfit()?;
+    let m = crate::scene::metrics::simulate_in(character, &outfit, &preset, clip, seconds)?;
     print_result(json, &m, || m.to_text())
 }
 
@@ -552,9 +559,7 @@ fn prepare_run(
     seconds: f64,
     max: f64,
 ) -> anyhow::Result<(Preset, std::sync::Arc<crate::character::Character>)> {
-    if !(seconds.is_finite() && seconds > 0.0 && seconds <= max) {
-        anyhow::bail!("--seconds must be more than 0 and at most {max}, got {seconds}");
-    }
+    check_seconds(seconds, max)?;
     let path = preset;
     let preset = Preset::load(path)?;
     let character = character.load()?;
@@ -562,6 +567,14 @@ fn prepare_run(
     let grid = crate::garment::fitted_layout(&character, preset.garment);
     preset.check_map_grid(path, grid.cols, grid.rows)?;
     Ok((preset, character))
+}
+
+/// Refuses a run length out of (0, `max`] seconds.
+fn check_seconds(seconds: f64, max: f64) -> anyhow::Result<()> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= max) {
+        anyhow::bail!("--seconds must be more than 0 and at most {max}, got {seconds}");
+    }
+    Ok(())
 }
 
 /// Prints `value` as pretty JSON, or `text()` for a person.

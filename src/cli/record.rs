@@ -115,7 +115,7 @@ pub fn record(job: &Job, spec: &RecordSpec) -> Result<MotionRecord, SceneError> 
     let every = spec.every_steps as usize;
     let scene = Scene::new(job.character.clone(), &job.preset, &job.clip)?;
     let chosen = recorded_particles(scene.cloth().topology());
-    let hooded = scene.garment() == Garment::HoodedJacket;
+    let hooded = scene.garment() == Some(Garment::HoodedJacket);
     let take = |s: &Scene| {
         let p = s.cloth().positions();
         let mut out: Vec<_> = chosen.iter().map(|&i| p[i]).collect();

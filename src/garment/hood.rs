@@ -318,8 +318,8 @@ struct HoodedCut {
 }
 
 impl Tailor for HoodedCut {
-    fn reference_binding(&self, rig: &GarmentRig, p: Vec3, depth: f32) -> Binding {
-        JacketCut.reference_binding(rig, p, depth)
+    fn reference_binding(&self, rig: &GarmentRig, i: usize, p: Vec3, depth: f32) -> Binding {
+        JacketCut.reference_binding(rig, i, p, depth)
     }
 
     fn shell_detail(&self, layout: &GridLayout, u: f32, v: f32) -> f32 {
@@ -440,8 +440,8 @@ impl HoodedJacket {
 }
 
 impl Garment for HoodedJacket {
-    fn template(&self) -> Template {
-        Template::HoodedJacket
+    fn template(&self) -> Option<Template> {
+        Some(Template::HoodedJacket)
     }
 
     fn rig(&self) -> &GarmentRig {

@@ -18,8 +18,8 @@ use super::layout::{
     BUILTIN_LANDMARKS,
 };
 use super::rig::{
-    distance_to_segment, driver, lower_binding, mix_bindings, rest_model, ring_strip, smoothstep,
-    Binding, GarmentRig, RenderMesh, RestSkin, RigFrame, Tailor,
+    add_shells, distance_to_segment, driver, lower_binding, mix_bindings, rest_model, ring_rest,
+    ring_strip, smoothstep, Binding, GarmentRig, RenderMesh, RestSkin, RigFrame, Tailor,
 };
 use super::{Body, Garment, Posed};
 use crate::character::Character;
@@ -102,7 +102,8 @@ impl Jacket {
             extra.push(Mat4::from_rotation_translation(chest_rot, side_pos[s]));
         }
         extra.extend_from_slice(more_rest);
-        let rig = GarmentRig::new(character, &model, layout, &rings, &extra, tailor)?;
+        let rest = ring_rest(layout, &rings);
+        let rig = GarmentRig::new(character, &model, layout, (rest, &rings), &extra, tailor)?;
         let jacket = Self {
             rig,
             body: Body::torso_and_legs(character),
@@ -219,8 +220,8 @@ impl Jacket {
 }
 
 impl Garment for Jacket {
-    fn template(&self) -> Template {
-        Template::Jacket
+    fn template(&self) -> Option<Template> {
+        Some(Template::Jacket)
     }
 
     fn rig(&self) -> &GarmentRig {
@@ -255,7 +256,7 @@ impl Tailor for JacketCut {
     /// swinging thigh does not drag the hem's reference against the hard constraints — the
     /// scene instead keeps references outside the leg ellipsoids); the top row's follows the
     /// side bones ([`top_binding`]).
-    fn reference_binding(&self, rig: &GarmentRig, p: Vec3, depth: f32) -> Binding {
+    fn reference_binding(&self, rig: &GarmentRig, _i: usize, p: Vec3, depth: f32) -> Binding {
         let model_pos = |b: usize| rig.rest_drivers[b].w_axis.truncate();
         let b = rig.bones;
         let segments = [
@@ -280,6 +281,7 @@ impl Tailor for JacketCut {
     }
 
     fn add_parts(&self, rig: &GarmentRig, rings: &[Ring], skin: &RestSkin, m: &mut RenderMesh) {
+        add_shells(rig, rings, self, m);
         let yoke_top = add_yoke(rig, rings, skin, m);
         add_collar(rig, yoke_top, m);
         for s in SIDES {

@@ -2,8 +2,9 @@
 //! body, the bones placed on it and a detailed render mesh skinned to those bones and to the
 //! body's.
 //!
-//! A garment is a type implementing [`Garment`], in its own file: [`jacket::Jacket`],
-//! [`hood::HoodedJacket`], [`veil::Veil`], [`skirt::Skirt`]. It owns its grid layout, how its
+//! A garment is a type implementing [`Garment`], in its own file: the templates
+//! [`jacket::Jacket`], [`hood::HoodedJacket`], [`veil::Veil`], [`skirt::Skirt`], and the
+//! artist's own, [`imported::ImportedGarment`]. It owns its grid layout, how its
 //! reference points follow the body, its render mesh, what it collides with, and whatever it
 //! does each step besides the cloth (the hood's pendulum, the skirt's leg lines), with the
 //! state that needs. What they all share is here and in [`layout`] (the grid's shape and the
@@ -16,6 +17,7 @@
 //! second garment with its own cloth.
 
 pub mod hood;
+pub mod imported;
 pub mod jacket;
 pub mod layout;
 mod nearest;
@@ -95,8 +97,9 @@ impl Body {
 /// the body, then [`Garment::before_cloth`], the cloth's step and [`Garment::after_cloth`];
 /// [`Garment::skin`] when the garment is drawn.
 pub trait Garment: Any + Send + Sync {
-    /// The preset's name for this garment.
-    fn template(&self) -> Template;
+    /// The preset's name for this garment when it is one of the templates (`None`: the
+    /// artist's own, [`imported::ImportedGarment`]).
+    fn template(&self) -> Option<Template>;
 
     /// The rig: grid, drivers, bones on the grid, render mesh.
     fn rig(&self) -> &GarmentRig;

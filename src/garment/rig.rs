@@ -164,9 +164,9 @@ impl RenderMesh {
 /// body, the raised details of the outer shell, and the parts of the render mesh beyond the
 /// grid's two shells (a yoke, sleeves, a crown, a hood).
 pub(super) trait Tailor {
-    /// How a particle at rest position `p` follows the body (its reference point's skinning,
-    /// indices into the rig's drivers); `depth` is 0 at the top row and 1 at the hem.
-    fn reference_binding(&self, rig: &GarmentRig, p: Vec3, depth: f32) -> Binding;
+    /// How particle `i`, at rest position `p`, follows the body (its reference point's
+    /// skinning, indices into the rig's drivers); `depth` is 0 at the top row and 1 at the hem.
+    fn reference_binding(&self, rig: &GarmentRig, i: usize, p: Vec3, depth: f32) -> Binding;
 
     /// The outer shell's outward offset at grid coordinates (u, v), metres: 0 for a plain
     /// sheet.
@@ -174,8 +174,17 @@ pub(super) trait Tailor {
         0.0
     }
 
-    /// Adds the garment's render parts beyond the two shells to `m`.
-    fn add_parts(&self, _rig: &GarmentRig, _rings: &[Ring], _skin: &RestSkin, _m: &mut RenderMesh) {
+    /// Adds the garment's render mesh to `m`: a template's two shells over its rest `rings`
+    /// ([`add_shells`]) and its other parts.
+    fn add_parts(&self, rig: &GarmentRig, rings: &[Ring], skin: &RestSkin, m: &mut RenderMesh);
+
+    /// Where render vertex `v` lies on the simulation grid, as (column, row) coordinates, when
+    /// it is on the grid's surface; by default the two shells [`add_shells`] made first.
+    fn grid_coords(&self, rig: &GarmentRig, v: u32) -> Option<(f32, f32)> {
+        let (nu, nv) = rig.layout.render_grid();
+        let k = (v as usize).checked_rem(nu * nv)?;
+        ((v as usize) < 2 * nu * nv)
+            .then(|| (rig.layout.render_u(k % nu), rig.layout.render_v(k / nu)))
     }
 }
 
@@ -200,6 +209,8 @@ pub struct GarmentRig {
     bone_inverse_rest: Vec<Mat4>,
     /// The high-resolution garment.
     pub render: RenderMesh,
+    /// Per render vertex, where it lies on the simulation grid ([`GarmentRig::shell_grid_coords`]).
+    grid_coords: Vec<Option<(f32, f32)>>,
 }
 
 impl GarmentRig {
@@ -225,21 +236,18 @@ impl GarmentRig {
         Ok(())
     }
 
-    /// Builds the rig of a garment on `character` (posed at rest by `model`): its grid on the
-    /// rest `rings` (one per row, checked by [`GarmentRig::check_layout`]), its own drivers at
-    /// rest (`extra_rest`, after the character's bones), and what `tailor` says of it.
+    /// Builds the rig of a garment on `character` (posed at rest by `model`): its grid's
+    /// particles at `rest` (row by row, `layout.cols` a row), its own drivers at rest
+    /// (`extra_rest`, after the character's bones), and what `tailor` says of it (a template
+    /// passes the rest `rings` its grid lies on, one per row, for its render mesh).
     pub(super) fn new(
         character: &Character,
         model: &[Mat4],
         layout: &GridLayout,
-        rings: &[Ring],
+        (rest, rings): (Vec<Vec3>, &[Ring]),
         extra_rest: &[Mat4],
         tailor: &dyn Tailor,
     ) -> Result<Self, GarmentError> {
-        let rest: Vec<Vec3> = (0..layout.rows)
-            .flat_map(|r| (0..layout.cols).map(move |c| (r, c)))
-            .map(|(r, c)| surface_point(layout, rings, c as f32, r as f32))
-            .collect();
         let topology = Topology::from_grid(layout.cols, layout.rows, rest)?;
         let mut rest_drivers = model.to_vec();
         rest_drivers.extend_from_slice(extra_rest);
@@ -255,11 +263,12 @@ impl GarmentRig {
             bone_sites: Vec::new(),
             bone_inverse_rest: Vec::new(),
             render: RenderMesh::default(),
+            grid_coords: Vec::new(),
         };
         rig.particle_binding = (0..rig.topology.len())
             .map(|i| {
                 let (p, depth) = (rig.topology.rest[i], rig.topology.row_fraction(i));
-                tailor.reference_binding(&rig, p, depth)
+                tailor.reference_binding(&rig, i, p, depth)
             })
             .collect();
         for r in 0..layout.rows - 1 {
@@ -276,9 +285,11 @@ impl GarmentRig {
         );
         rig.bone_inverse_rest = rest_bones.iter().map(|m| m.inverse()).collect();
         let mut m = RenderMesh::default();
-        add_shells(&rig, rings, tailor, &mut m);
         tailor.add_parts(&rig, rings, &RestSkin::new(character, model), &mut m);
         m.orient_corners();
+        rig.grid_coords = (0..m.vertex_count() as u32)
+            .map(|v| tailor.grid_coords(&rig, v))
+            .collect();
         rig.render = m;
         Ok(rig)
     }
@@ -289,13 +300,10 @@ impl GarmentRig {
     }
 
     /// Where render vertex `v` lies on the simulation grid, as (column, row) coordinates, when
-    /// it is on the grid's shells (the first vertices of the render mesh); `None` for the
-    /// garment's other parts (yoke, collar, sleeves, hood, crown).
+    /// it is on the grid's surface (a template's shells); `None` for the garment's other parts
+    /// (yoke, collar, sleeves, hood, crown, what stays on the body's bones).
     pub fn shell_grid_coords(&self, v: u32) -> Option<(f32, f32)> {
-        let (nu, nv) = self.layout.render_grid();
-        let k = (v as usize).checked_rem(nu * nv)?;
-        ((v as usize) < 2 * nu * nv)
-            .then(|| (self.layout.render_u(k % nu), self.layout.render_v(k / nu)))
+        self.grid_coords.get(v as usize).copied().flatten()
     }
 
     /// The (row, column) of the particle each simulation bone sits on.
@@ -370,6 +378,14 @@ impl GarmentRig {
         }
         mesh.surface_normals(pos, nrm);
     }
+}
+
+/// The rest positions of a template's grid: each row on its ring, `layout.cols` a row.
+pub(super) fn ring_rest(layout: &GridLayout, rings: &[Ring]) -> Vec<Vec3> {
+    (0..layout.rows)
+        .flat_map(|r| (0..layout.cols).map(move |c| (r, c)))
+        .map(|(r, c)| surface_point(layout, rings, c as f32, r as f32))
+        .collect()
 }
 
 /// The character's bones posed at rest, character space.
@@ -606,7 +622,12 @@ pub(super) fn lower_binding(rig: &GarmentRig, u: f32, v: f32) -> Binding {
 /// The lower jacket: the outer shell (with its details), then the inner shell half the
 /// thickness inside, both skinned to the simulation bones, joined at the hem and the front
 /// edges.
-fn add_shells(rig: &GarmentRig, rings: &[Ring], tailor: &dyn Tailor, m: &mut RenderMesh) {
+pub(super) fn add_shells(
+    rig: &GarmentRig,
+    rings: &[Ring],
+    tailor: &dyn Tailor,
+    m: &mut RenderMesh,
+) {
     let layout = &rig.layout;
     let (nu, nv) = layout.render_grid();
     let half = layout.thickness * 0.5;

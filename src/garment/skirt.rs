@@ -18,7 +18,8 @@ use super::layout::{
     landmarks, skin_of, surface_samples, torso_rings, GridLayout, Ring, BUILTIN_LANDMARKS,
 };
 use super::rig::{
-    closest_on_segment, distance_to_segment, rest_model, Binding, GarmentRig, RigFrame, Tailor,
+    add_shells, closest_on_segment, distance_to_segment, rest_model, ring_rest, Binding,
+    GarmentRig, RenderMesh, RestSkin, RigFrame, Tailor,
 };
 use super::{Body, Garment, GarmentError, Posed};
 use crate::character::{BodyAxis, Character, PosedEllipsoid, Role};
@@ -161,8 +162,13 @@ fn cover_body(ring: Ring, posed: &[PosedEllipsoid], band: f32, ease: f32) -> Rin
 struct SkirtCut;
 
 impl Tailor for SkirtCut {
-    fn reference_binding(&self, rig: &GarmentRig, _p: Vec3, _depth: f32) -> Binding {
+    fn reference_binding(&self, rig: &GarmentRig, _i: usize, _p: Vec3, _depth: f32) -> Binding {
         [(rig.bones.pelvis as u16, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)]
+    }
+
+    /// The tube alone: its waistband is the top row.
+    fn add_parts(&self, rig: &GarmentRig, rings: &[Ring], _skin: &RestSkin, m: &mut RenderMesh) {
+        add_shells(rig, rings, self, m);
     }
 }
 
@@ -994,7 +1000,8 @@ impl Skirt {
         GarmentRig::check_layout(layout)?;
         let model = rest_model(character);
         let rings = rest_rings(character, layout, &model);
-        let rig = GarmentRig::new(character, &model, layout, &rings, &[], &SkirtCut)?;
+        let rest = ring_rest(layout, &rings);
+        let rig = GarmentRig::new(character, &model, layout, (rest, &rings), &[], &SkirtCut)?;
         let n = rig.topology.len();
         let (mut vertical_rest, mut across_rest) = (vec![0.0; n], vec![0.0; n]);
         for l in &rig.topology.links {
@@ -1031,8 +1038,8 @@ impl Skirt {
 }
 
 impl Garment for Skirt {
-    fn template(&self) -> Template {
-        Template::Skirt
+    fn template(&self) -> Option<Template> {
+        Some(Template::Skirt)
     }
 
     fn rig(&self) -> &GarmentRig {

@@ -13,8 +13,8 @@ use glam::{Mat4, Vec3};
 
 use super::layout::{fit_rings, landmarks, skin_of, GridLayout, Ring, BUILTIN_LANDMARKS};
 use super::rig::{
-    driver, rest_model, ring_strip, smoothstep, Binding, GarmentRig, RenderMesh, RestSkin,
-    RigFrame, Tailor,
+    add_shells, driver, rest_model, ring_rest, ring_strip, smoothstep, Binding, GarmentRig,
+    RenderMesh, RestSkin, RigFrame, Tailor,
 };
 use super::{Body, Garment, GarmentError, Posed};
 use crate::character::{Character, Ellipsoid, PosedEllipsoid, Role};
@@ -201,11 +201,12 @@ pub struct Veil {
 struct VeilCut;
 
 impl Tailor for VeilCut {
-    fn reference_binding(&self, rig: &GarmentRig, p: Vec3, depth: f32) -> Binding {
+    fn reference_binding(&self, rig: &GarmentRig, _i: usize, p: Vec3, depth: f32) -> Binding {
         reference_binding(rig, p, depth)
     }
 
     fn add_parts(&self, rig: &GarmentRig, rings: &[Ring], _skin: &RestSkin, m: &mut RenderMesh) {
+        add_shells(rig, rings, self, m);
         add_crown(rig, rings[0], m);
     }
 }
@@ -217,15 +218,22 @@ impl Veil {
         let model = rest_model(character);
         let rings = rest_rings(character, layout, &model);
         Ok(Self {
-            rig: GarmentRig::new(character, &model, layout, &rings, &[], &VeilCut)?,
+            rig: GarmentRig::new(
+                character,
+                &model,
+                layout,
+                (ring_rest(layout, &rings), &rings),
+                &[],
+                &VeilCut,
+            )?,
             body: Body::without_legs(ellipsoids(character)),
         })
     }
 }
 
 impl Garment for Veil {
-    fn template(&self) -> Template {
-        Template::Veil
+    fn template(&self) -> Option<Template> {
+        Some(Template::Veil)
     }
 
     fn rig(&self) -> &GarmentRig {

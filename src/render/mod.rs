@@ -136,11 +136,7 @@ pub fn scene_data(scene: &mut Scene, look: FabricLook) -> SceneData<'_> {
             fold_lines: scene.fold_lines(),
         }),
         colliders: scene.colliders(),
-        hood_colliders: if scene.garment() == crate::preset::Garment::HoodedJacket {
-            scene.hood_colliders()
-        } else {
-            &[]
-        },
+        hood_colliders: scene.hood_colliders(),
         sim_bones: scene.sim_bones(),
         wind: GVec3::new(dir.sin(), 0.0, dir.cos()) * p.wind_speed,
         look,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use glam::Vec3;
 use serde::Serialize;
 
-use super::{find_clip, Scene, SceneError};
+use super::{find_clip, Outfit, SceneError};
 use crate::character::{Character, Clip};
 use crate::preset::Preset;
 
@@ -134,6 +134,18 @@ pub fn simulate(
     simulate_drawing(character, preset, clip, seconds, Drawing::Skinned)
 }
 
+/// [`simulate`] with the character in `outfit` (the artist's own garment, or the preset's
+/// template).
+pub fn simulate_in(
+    character: Arc<Character>,
+    outfit: &Outfit,
+    preset: &Preset,
+    clip: &str,
+    seconds: f64,
+) -> Result<Metrics, SceneError> {
+    simulate_runs(character, outfit, preset, clip, seconds, Drawing::Skinned)
+}
+
 /// [`simulate`], with or without the drawn meshes skinned between the steps. The settle time
 /// comes from a second run with the wind off: beside the measured one on another core when
 /// nothing but the steps is timed ([`Drawing::Skipped`]), after it otherwise, so a timed run
@@ -145,15 +157,26 @@ pub fn simulate_drawing(
     seconds: f64,
     drawing: Drawing,
 ) -> Result<Metrics, SceneError> {
+    simulate_runs(character, &Outfit::Template, preset, clip, seconds, drawing)
+}
+
+fn simulate_runs(
+    character: Arc<Character>,
+    outfit: &Outfit,
+    preset: &Preset,
+    clip: &str,
+    seconds: f64,
+    drawing: Drawing,
+) -> Result<Metrics, SceneError> {
     let end = motion_end(&character, &character.clips[find_clip(&character, clip)?]);
     let steps = (seconds * preset.params.timestep_hz as f64)
         .round()
         .max(1.0) as u64;
     let calm = || match end {
-        Some(e) => settle_time(character.clone(), preset, clip, steps, e),
+        Some(e) => settle_time(character.clone(), outfit, preset, clip, steps, e),
         None => Ok(None),
     };
-    let measured = || measured_run(character.clone(), preset, clip, steps, end, drawing);
+    let measured = || measured_run(character.clone(), outfit, preset, clip, steps, end, drawing);
     let (mut metrics, calm_run) = match drawing {
         Drawing::Skipped => {
             let (metrics, calm_run) = rayon::join(measured, calm);
@@ -174,13 +197,14 @@ pub fn simulate_drawing(
 /// `steps` steps of `preset` on `clip` and their metrics, all but the settle time.
 fn measured_run(
     character: Arc<Character>,
+    outfit: &Outfit,
     preset: &Preset,
     clip: &str,
     steps: u64,
     end: Option<f64>,
     drawing: Drawing,
 ) -> Result<Metrics, SceneError> {
-    let mut scene = Scene::new(character, preset, clip)?;
+    let mut scene = outfit.scene(character, preset, clip)?;
     let mut step_times = Vec::with_capacity(steps as usize);
     let mut frame_times = Vec::with_capacity(steps as usize);
     let skinned = drawing == Drawing::Skinned;
@@ -249,6 +273,7 @@ fn measured_run(
 /// does. Run with the wind off: gusts would keep a hem moving for ever.
 fn settle_time(
     character: Arc<Character>,
+    outfit: &Outfit,
     preset: &Preset,
     clip: &str,
     steps: u64,
@@ -261,7 +286,7 @@ fn settle_time(
         },
         ..preset.clone()
     };
-    let mut scene = Scene::new(character, &calm, clip)?;
+    let mut scene = outfit.scene(character, &calm, clip)?;
     let mut settled_since: Option<f64> = None;
     for _ in 0..steps {
         scene.step();

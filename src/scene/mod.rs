@@ -14,6 +14,7 @@ use glam::{Mat4, Vec3};
 
 use crate::character::{skin, BodyAxis, Character, Pose, Role};
 use crate::garment::hood::HoodedJacket;
+use crate::garment::imported::ImportedGarment;
 use crate::garment::skirt::{LegLines, Skirt};
 use crate::garment::{
     dress, fitted_layout, open_indices, Garment, GarmentError, GarmentRig, GridLayout, Posed,
@@ -50,6 +51,30 @@ pub struct MeshView<'a> {
     /// Texture coordinates (empty for the body).
     pub uvs: &'a [[f32; 2]],
     pub indices: &'a [u32],
+}
+
+/// What the character wears in a run: the template its preset names, or a garment built for
+/// it (the artist's own, [`ImportedGarment`]).
+#[derive(Clone, Debug, Default)]
+pub enum Outfit {
+    #[default]
+    Template,
+    Garment(Arc<ImportedGarment>),
+}
+
+impl Outfit {
+    /// `character` in this outfit, tuned by `preset`, playing `clip`.
+    pub fn scene(
+        &self,
+        character: Arc<Character>,
+        preset: &Preset,
+        clip: &str,
+    ) -> Result<Scene, SceneError> {
+        match self {
+            Outfit::Template => Scene::new(character, preset, clip),
+            Outfit::Garment(g) => Scene::wearing(character, Box::new((**g).clone()), preset, clip),
+        }
+    }
 }
 
 /// What the last step looked like, for plots and metrics.
@@ -158,8 +183,20 @@ impl Scene {
         clip: &str,
         layout: GridLayout,
     ) -> Result<Scene, SceneError> {
-        let clip_index = find_clip(&character, clip)?;
         let garment = dress(&character, preset.garment, &layout)?;
+        Self::wearing(character, garment, preset, clip)
+    }
+
+    /// `character` in `garment` (built for it: a template from [`dress`] or the artist's own,
+    /// [`crate::garment::imported::ImportedGarment`]), tuned by `preset` (its garment field is
+    /// not read), playing `clip`.
+    pub fn wearing(
+        character: Arc<Character>,
+        garment: Box<dyn Garment>,
+        preset: &Preset,
+        clip: &str,
+    ) -> Result<Scene, SceneError> {
+        let clip_index = find_clip(&character, clip)?;
         let topology = garment
             .rig()
             .topology
@@ -274,8 +311,8 @@ impl Scene {
         paint(&mut self.cloth, preset)
     }
 
-    /// The preset's name for the garment being worn.
-    pub fn garment(&self) -> Template {
+    /// The template being worn (`None`: the artist's own garment).
+    pub fn garment(&self) -> Option<Template> {
         self.garment.template()
     }
 
@@ -284,12 +321,13 @@ impl Scene {
     /// layout fitted to the character. A garment that cannot be built changes nothing.
     pub fn set_garment(&mut self, template: Template) {
         let current = self.garment.template();
-        if template == current {
+        if Some(template) == current {
             return;
         }
-        let jacket = |g: Template| matches!(g, Template::Jacket | Template::HoodedJacket);
+        let jacket =
+            |g: Option<Template>| matches!(g, Some(Template::Jacket | Template::HoodedJacket));
         // Past the early return the garment differs: only the two jackets share a shape.
-        let reshaped = !(jacket(template) && jacket(current));
+        let reshaped = !(jacket(Some(template)) && jacket(current));
         let layout = if reshaped {
             fitted_layout(&self.character, template)
         } else {

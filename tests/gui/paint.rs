@@ -196,13 +196,13 @@ fn fold_line_and_garment_edits_are_undo_steps_and_revert_puts_paint_and_lines_ba
     h.run();
     assert_eq!(
         h.state().scene().garment(),
-        cloth_tuner::preset::Garment::Skirt
+        Some(cloth_tuner::preset::Garment::Skirt)
     );
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
     assert_eq!(
         h.state().scene().garment(),
-        cloth_tuner::preset::Garment::Jacket,
+        Some(cloth_tuner::preset::Garment::Jacket),
         "undo puts the jacket back on"
     );
     assert_eq!(fold_lines(&h), 1, "with its fold line");

@@ -1,0 +1,606 @@
+//! The artist's own garment: a skinned mesh from a glTF file (a coat, a jacket, a skirt)
+//! becomes the simulation grid and the layer of bones that drives its lower part, as the method
+//! builds them for a garment the game ships.
+//!
+//! - The grid's rows run from a pin line down to the hem, its columns round the body. The pin
+//!   line is where the garment leaves the chest and shoulders: the lowest band of height whose
+//!   vertices are still mostly weighted to the spine, chest, neck and clavicles (the top of the
+//!   garment when its top band is already the hips'). Everything above it, and the sleeves
+//!   (vertices mostly weighted to the arms), stays on the body's bones.
+//! - An open garment's seam is its front opening, the widest gap round the body among its
+//!   hem's vertices; a closed one (no gap wider than [`OPEN_GAP_DEG`]) is a loop, its seam at
+//!   the back, welded every step.
+//! - Each grid point lies on the garment's surface: where a ray out from the body's axis at
+//!   its height and angle crosses the mesh (the outermost crossing), else the nearest point of
+//!   the mesh at that height. Its reference point follows the body with the garment's own skin
+//!   weights there (interpolated over the triangle the ray crossed).
+//! - Bones sit on the grid's particles by the method's rule ([`GarmentRig`]); every simulated
+//!   vertex of the garment is skinned to at most four of them by its place on the grid,
+//!   blended into its own body weights over a band below the pin line and round the armholes.
+
+use std::any::Any;
+use std::f32::consts::TAU;
+
+use glam::{Mat4, Vec3};
+
+use super::layout::{GridLayout, Ring};
+use super::nearest::PointGrid;
+use super::rig::{
+    driver, lower_binding, mix_bindings, rest_model, smoothstep, Binding, GarmentRig, RenderMesh,
+    RestSkin, RigFrame, Tailor,
+};
+use super::{Body, Garment, GarmentError, Posed};
+use crate::character::{Character, Role, WornMesh};
+use crate::preset::Garment as Template;
+
+/// The widest gap round the body among the hem's vertices that still makes a closed garment,
+/// degrees: a wider one is the front opening.
+pub const OPEN_GAP_DEG: f32 = 25.0;
+
+/// The grid spacing when none is given, metres: the built-in jacket's (ten rows over 0.66 m).
+pub const DEFAULT_SPACING_M: f32 = 0.0733;
+
+/// The most vertices a garment may have.
+pub const MAX_VERTICES: usize = 1_000_000;
+
+/// How the grid is laid over an imported garment (each `None`: found from the garment).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridChoice {
+    /// Rows from the pin line to the hem (at least 3).
+    pub rows: Option<usize>,
+    /// Columns round the body (odd, at least 5).
+    pub cols: Option<usize>,
+    /// Target distance between neighbouring particles, metres, when rows or columns are not
+    /// given.
+    pub spacing_m: f32,
+    /// Height of the pin line at rest, metres.
+    pub pin_height_m: Option<f32>,
+}
+
+impl Default for GridChoice {
+    fn default() -> Self {
+        Self {
+            rows: None,
+            cols: None,
+            spacing_m: DEFAULT_SPACING_M,
+            pin_height_m: None,
+        }
+    }
+}
+
+/// Where each garment vertex belongs, from its skin weights.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Part {
+    /// Mostly on the arms: a sleeve.
+    Sleeve,
+    /// Mostly on the spine, chest, neck or clavicles.
+    Upper,
+    /// Mostly on the pelvis and legs.
+    Lower,
+}
+
+/// The grid found on a garment: its shape and its particles' rest places and bindings.
+#[derive(Clone, Debug)]
+pub struct FoundGrid {
+    pub rows: usize,
+    pub cols: usize,
+    /// Heights of the pin line and the hem at rest, metres.
+    pub pin_height: f32,
+    pub hem_height: f32,
+    /// Whether the garment closes round the body (its first and last columns are one seam).
+    pub closed: bool,
+    /// The angle round the body of the first column and the span to the last, radians (0 at
+    /// the front, toward the left).
+    pub start: f32,
+    pub span: f32,
+    /// The body's vertical axis (x, z) the rays leave from.
+    axis: (f32, f32),
+    /// Per particle, row by row: its rest place and how its reference follows the body.
+    rest: Vec<Vec3>,
+    bindings: Vec<Binding>,
+}
+
+/// The artist's garment on one character.
+#[derive(Clone, Debug)]
+pub struct ImportedGarment {
+    name: String,
+    rig: GarmentRig,
+    body: Body,
+    grid: FoundGrid,
+}
+
+impl ImportedGarment {
+    /// The garment `worn` (in `character`'s space at the bind pose) with its grid laid as
+    /// `choice` says.
+    pub fn new(
+        character: &Character,
+        worn: &WornMesh,
+        choice: &GridChoice,
+    ) -> Result<Self, GarmentError> {
+        check_mesh(worn)?;
+        let model = rest_model(character);
+        let parts = vertex_parts(character, worn);
+        let grid = find_grid(character, &model, worn, &parts, choice)?;
+        let layout = GridLayout {
+            cols: grid.cols,
+            rows: grid.rows,
+            top_height: grid.pin_height,
+            hem_height: grid.hem_height,
+            front_gap_deg: TAU.to_degrees() - grid.span.to_degrees(),
+            ..GridLayout::default()
+        };
+        GarmentRig::check_layout(&layout)?;
+        let cut = ImportedCut {
+            worn,
+            parts: &parts,
+            grid: &grid,
+            to_sleeve: distances_to_sleeves(worn, &parts),
+        };
+        let rig = GarmentRig::new(
+            character,
+            &model,
+            &layout,
+            (grid.rest.clone(), &[]),
+            &[],
+            &cut,
+        )?;
+        Ok(Self {
+            name: worn.name.clone(),
+            rig,
+            body: Body::torso_and_legs(character),
+            grid,
+        })
+    }
+
+    /// The garment's name in its file.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The grid found on the garment.
+    pub fn grid(&self) -> &FoundGrid {
+        &self.grid
+    }
+}
+
+impl Garment for ImportedGarment {
+    fn template(&self) -> Option<Template> {
+        None
+    }
+
+    fn rig(&self) -> &GarmentRig {
+        &self.rig
+    }
+
+    fn body(&self) -> &Body {
+        &self.body
+    }
+
+    fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]) {
+        self.rig.pose(posed.model, &[], frame);
+        self.rig.references(frame, references);
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Refuses a mesh the grid cannot be found on.
+fn check_mesh(worn: &WornMesh) -> Result<(), GarmentError> {
+    let bad = |what: String| {
+        Err(GarmentError::Layout(format!(
+            "garment `{}`: {what}",
+            worn.name
+        )))
+    };
+    let m = &worn.mesh;
+    if m.positions.len() > MAX_VERTICES {
+        return bad(format!(
+            "{} vertices; at most {MAX_VERTICES} are read",
+            m.positions.len()
+        ));
+    }
+    if m.indices.len() < 3 {
+        return bad("no faces".into());
+    }
+    if let Some(v) = m.positions.iter().position(|p| !p.is_finite()) {
+        return bad(format!("vertex {v} is not a finite position"));
+    }
+    Ok(())
+}
+
+/// Each vertex's part of the body by the sum of its weights on the arms, on the upper body
+/// (spine, chest, neck, head and the clavicles between chest and arms) and elsewhere.
+fn vertex_parts(character: &Character, worn: &WornMesh) -> Vec<Part> {
+    let class = bone_classes(character);
+    worn.mesh
+        .joints
+        .iter()
+        .zip(&worn.mesh.weights)
+        .map(|(j, w)| {
+            let mut sum = [0f32; 3];
+            for k in 0..4 {
+                let c = class.get(j[k] as usize).copied().unwrap_or(Part::Lower);
+                sum[c as usize] += w[k];
+            }
+            if sum[Part::Sleeve as usize] > 0.5 {
+                Part::Sleeve
+            } else if sum[Part::Upper as usize] >= sum[Part::Lower as usize] {
+                Part::Upper
+            } else {
+                Part::Lower
+            }
+        })
+        .collect()
+}
+
+/// Per bone of the skeleton, its part: the upper arms and everything below them are the arms;
+/// the spine's and chest's descendants that are not, the upper body; the rest (root, pelvis,
+/// legs) the lower body.
+fn bone_classes(character: &Character) -> Vec<Part> {
+    let sk = &character.skeleton;
+    let roles = &character.roles;
+    let arms = [Role::UpperarmL, Role::UpperarmR].map(|r| roles.bone(r));
+    let spine = roles.bone(Role::Spine);
+    let below = |mut b: usize, top: usize| loop {
+        if b == top {
+            return true;
+        }
+        match sk.parent(b) {
+            Some(p) => b = p,
+            None => return false,
+        }
+    };
+    (0..sk.len())
+        .map(|b| {
+            if arms.iter().any(|&a| below(b, a)) {
+                Part::Sleeve
+            } else if below(b, spine) {
+                Part::Upper
+            } else {
+                Part::Lower
+            }
+        })
+        .collect()
+}
+
+/// Height bands the pin line is searched in, metres.
+const BAND_M: f32 = 0.02;
+
+/// The grid on the garment: the pin line, the hem, open or closed, rows and columns, and each
+/// particle's place and binding.
+fn find_grid(
+    character: &Character,
+    model: &[Mat4],
+    worn: &WornMesh,
+    parts: &[Part],
+    choice: &GridChoice,
+) -> Result<FoundGrid, GarmentError> {
+    let err = |what: &str| GarmentError::Layout(format!("garment `{}`: {what}", worn.name));
+    let pelvis = model[character.roles.bone(Role::Pelvis)].w_axis;
+    let axis = (pelvis.x, pelvis.z);
+    let pos = &worn.mesh.positions;
+    let body: Vec<usize> = (0..pos.len())
+        .filter(|&v| parts[v] != Part::Sleeve)
+        .collect();
+    let top = body.iter().map(|&v| pos[v].y).fold(f32::MIN, f32::max);
+    let hem = body.iter().map(|&v| pos[v].y).fold(f32::MAX, f32::min);
+    if body.is_empty() || top - hem < 3.0 * BAND_M {
+        return Err(err(
+            "nothing hangs below the shoulders: no rows to simulate",
+        ));
+    }
+    let pin = choice
+        .pin_height_m
+        .unwrap_or_else(|| pin_line(pos, parts, &body, top, hem))
+        .clamp(hem + 2.0 * BAND_M, top);
+    let angle = |p: Vec3| (p.x - axis.0).atan2(p.z - axis.1);
+    let hem_band = (pin - hem) * 0.15;
+    let mut hem_angles: Vec<f32> = body
+        .iter()
+        .filter(|&&v| pos[v].y <= hem + hem_band)
+        .map(|&v| angle(pos[v]))
+        .collect();
+    let (gap, gap_mid) = widest_gap(&mut hem_angles);
+    let closed = gap < OPEN_GAP_DEG.to_radians();
+    // An open garment spans from one side of its opening round to the other; a closed one
+    // round the whole body from its seam at the back.
+    let (start, span) = if closed {
+        (std::f32::consts::PI, TAU)
+    } else {
+        (gap_mid + gap * 0.5, TAU - gap)
+    };
+    let rows = choice
+        .rows
+        .unwrap_or_else(|| ((pin - hem) / choice.spacing_m).round() as usize + 1)
+        .max(3);
+    let around = hem_circumference(pos, &body, hem, hem_band, axis) * span / TAU;
+    let cols = choice
+        .cols
+        .unwrap_or_else(|| (around / choice.spacing_m).round() as usize + 1);
+    let cols = (cols.max(5)) | 1;
+    let surface = Surface::new(worn, parts, pin + BAND_M, hem - BAND_M);
+    let mut rest = Vec::with_capacity(rows * cols);
+    let mut bindings = Vec::with_capacity(rows * cols);
+    for r in 0..rows {
+        let y = pin + (hem - pin) * r as f32 / (rows - 1) as f32;
+        for c in 0..cols {
+            let a = start + span * c as f32 / (cols - 1) as f32;
+            let origin = Vec3::new(axis.0, y, axis.1);
+            let (p, binding) = surface.place(origin, Vec3::new(a.sin(), 0.0, a.cos()));
+            rest.push(p);
+            bindings.push(binding);
+        }
+    }
+    Ok(FoundGrid {
+        rows,
+        cols,
+        pin_height: pin,
+        hem_height: hem,
+        closed,
+        start,
+        span,
+        axis,
+        rest,
+        bindings,
+    })
+}
+
+/// The pin line's height: the lowest band, from the top down, whose vertices are still mostly
+/// on the upper body (the top when the top band is not).
+fn pin_line(pos: &[Vec3], parts: &[Part], body: &[usize], top: f32, hem: f32) -> f32 {
+    let bands = ((top - hem) / BAND_M).ceil().max(1.0) as usize;
+    let mut upper = vec![(0usize, 0usize); bands];
+    for &v in body {
+        let k = (((top - pos[v].y) / BAND_M) as usize).min(bands - 1);
+        upper[k].1 += 1;
+        if parts[v] == Part::Upper {
+            upper[k].0 += 1;
+        }
+    }
+    let mut pin = top;
+    for (k, &(up, all)) in upper.iter().enumerate() {
+        if all == 0 {
+            continue;
+        }
+        if up * 2 < all {
+            break;
+        }
+        pin = top - (k as f32 + 1.0) * BAND_M;
+    }
+    pin
+}
+
+/// The widest gap between neighbouring `angles` round the circle, radians, and the angle at
+/// its middle (sorts `angles`).
+fn widest_gap(angles: &mut [f32]) -> (f32, f32) {
+    angles.sort_by(f32::total_cmp);
+    let n = angles.len();
+    if n < 2 {
+        return (TAU, 0.0);
+    }
+    let mut best = (angles[0] + TAU - angles[n - 1], angles[n - 1]);
+    for w in angles.windows(2) {
+        if w[1] - w[0] > best.0 {
+            best = (w[1] - w[0], w[0]);
+        }
+    }
+    (best.0, best.1 + best.0 * 0.5)
+}
+
+/// The hem's length round the body: its vertices' mean distance from the axis x 2π.
+fn hem_circumference(pos: &[Vec3], body: &[usize], hem: f32, band: f32, axis: (f32, f32)) -> f32 {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for &v in body.iter().filter(|&&v| pos[v].y <= hem + band) {
+        sum += (pos[v].x - axis.0).hypot(pos[v].z - axis.1);
+        n += 1;
+    }
+    TAU * sum / n.max(1) as f32
+}
+
+/// The garment's triangles that the grid is found on (none on a sleeve), sorted into height
+/// bands so a ray tests only those near its height.
+struct Surface<'a> {
+    worn: &'a WornMesh,
+    /// Per band of [`BAND_M`] from `top` down, the triangles reaching into it.
+    bands: Vec<Vec<usize>>,
+    top: f32,
+}
+
+impl<'a> Surface<'a> {
+    fn new(worn: &'a WornMesh, parts: &[Part], top: f32, bottom: f32) -> Self {
+        let n = ((top - bottom) / BAND_M).ceil().max(1.0) as usize;
+        let mut bands = vec![Vec::new(); n];
+        let pos = &worn.mesh.positions;
+        for (t, tri) in worn.mesh.indices.chunks_exact(3).enumerate() {
+            if tri.iter().any(|&v| parts[v as usize] == Part::Sleeve) {
+                continue;
+            }
+            let ys = [0, 1, 2].map(|k| pos[tri[k] as usize].y);
+            let (lo, hi) = (ys[0].min(ys[1]).min(ys[2]), ys[0].max(ys[1]).max(ys[2]));
+            let band = |y: f32| (((top - y) / BAND_M).max(0.0) as usize).min(n - 1);
+            for b in &mut bands[band(hi)..=band(lo)] {
+                b.push(t);
+            }
+        }
+        Self { worn, bands, top }
+    }
+
+    /// The triangles near height `y`.
+    fn near(&self, y: f32) -> &[usize] {
+        let k = (((self.top - y) / BAND_M).max(0.0) as usize).min(self.bands.len() - 1);
+        &self.bands[k]
+    }
+
+    /// Where the ray from `origin` along `dir` leaves the garment (its outermost crossing, else
+    /// the nearest point of the garment near its height), and the skin weights there.
+    fn place(&self, origin: Vec3, dir: Vec3) -> (Vec3, Binding) {
+        let pos = &self.worn.mesh.positions;
+        let tri = |t: usize| {
+            let i = &self.worn.mesh.indices[t * 3..t * 3 + 3];
+            [i[0] as usize, i[1] as usize, i[2] as usize]
+        };
+        let mut best: Option<(f32, usize, [f32; 3])> = None;
+        for &t in self.near(origin.y) {
+            let [a, b, c] = tri(t);
+            if let Some((d, bary)) = ray_triangle(origin, dir, pos[a], pos[b], pos[c]) {
+                if best.is_none_or(|(bd, _, _)| d > bd) {
+                    best = Some((d, t, bary));
+                }
+            }
+        }
+        let (t, bary) = match best {
+            Some((_, t, bary)) => (t, bary),
+            None => self.nearest(origin, dir),
+        };
+        let [a, b, c] = tri(t);
+        let p = pos[a] * bary[0] + pos[b] * bary[1] + pos[c] * bary[2];
+        let m = &self.worn.mesh;
+        let entries: Vec<(u16, f32)> = [a, b, c]
+            .iter()
+            .zip(bary)
+            .flat_map(|(&v, s)| (0..4).map(move |k| (m.joints[v][k], m.weights[v][k] * s)))
+            .collect();
+        (p, mix_bindings(&entries))
+    }
+
+    /// The triangle corner nearest the ray from `origin` along `dir` among the triangles near
+    /// its height (any triangle when none is near), as a triangle and barycentric weights.
+    fn nearest(&self, origin: Vec3, dir: Vec3) -> (usize, [f32; 3]) {
+        let pos = &self.worn.mesh.positions;
+        let off_ray = |p: Vec3| {
+            let d = p - origin;
+            (d - dir * d.dot(dir).max(0.0)).length_squared()
+        };
+        let near = self.near(origin.y);
+        let all: Vec<usize>;
+        let candidates: &[usize] = if near.is_empty() {
+            all = (0..self.worn.mesh.indices.len() / 3).collect();
+            &all
+        } else {
+            near
+        };
+        let mut best = (f32::MAX, 0usize, [1.0, 0.0, 0.0]);
+        for &t in candidates {
+            for k in 0..3 {
+                let v = self.worn.mesh.indices[t * 3 + k] as usize;
+                let d = off_ray(pos[v]) + (pos[v].y - origin.y).powi(2);
+                if d < best.0 {
+                    let mut bary = [0.0; 3];
+                    bary[k] = 1.0;
+                    best = (d, t, bary);
+                }
+            }
+        }
+        (best.1, best.2)
+    }
+}
+
+/// Where the ray `origin + d dir` (d ≥ 0) crosses triangle `a b c`: d and the barycentric
+/// weights of the crossing (Möller–Trumbore).
+fn ray_triangle(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, [f32; 3])> {
+    let (e1, e2) = (b - a, c - a);
+    let p = dir.cross(e2);
+    let det = e1.dot(p);
+    if det.abs() < 1e-12 {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let s = origin - a;
+    let u = s.dot(p) * inv;
+    if !(0.0..=1.0).contains(&u) {
+        return None;
+    }
+    let q = s.cross(e1);
+    let v = dir.dot(q) * inv;
+    if v < 0.0 || u + v > 1.0 {
+        return None;
+    }
+    let d = e2.dot(q) * inv;
+    (d >= 0.0).then_some((d, [1.0 - u - v, u, v]))
+}
+
+/// Per vertex of `worn`, the distance to its nearest sleeve vertex (infinite without sleeves).
+fn distances_to_sleeves(worn: &WornMesh, parts: &[Part]) -> Vec<f32> {
+    let pos = &worn.mesh.positions;
+    let sleeves: Vec<Vec3> = (0..pos.len())
+        .filter(|&v| parts[v] == Part::Sleeve)
+        .map(|v| pos[v])
+        .collect();
+    if sleeves.is_empty() {
+        return vec![f32::INFINITY; pos.len()];
+    }
+    let grid = PointGrid::new(sleeves);
+    pos.iter()
+        .map(|&p| grid.nearest::<1>(p)[0].map_or(f32::INFINITY, |i| grid.points()[i].distance(p)))
+        .collect()
+}
+
+/// How the imported garment is cut: its particles' references follow its own weights, and its
+/// render mesh is the artist's, the simulated part skinned to the grid's bones.
+struct ImportedCut<'a> {
+    worn: &'a WornMesh,
+    parts: &'a [Part],
+    grid: &'a FoundGrid,
+    /// Per vertex, its distance to the nearest sleeve vertex (infinite without sleeves).
+    to_sleeve: Vec<f32>,
+}
+
+impl ImportedCut<'_> {
+    /// Where a garment point lies on the grid, as (column, row) coordinates, and how far it is
+    /// into the simulated part (0 above the pin line, 1 a row's height below it).
+    fn grid_place(&self, p: Vec3) -> ((f32, f32), f32) {
+        let g = self.grid;
+        let depth = (g.pin_height - p.y) / (g.pin_height - g.hem_height).max(1e-6);
+        let v = (depth * (g.rows - 1) as f32).clamp(0.0, (g.rows - 1) as f32);
+        let a = (p.x - g.axis.0).atan2(p.z - g.axis.1);
+        let from_start = (a - g.start).rem_euclid(TAU);
+        let u = (from_start / g.span * (g.cols - 1) as f32).clamp(0.0, (g.cols - 1) as f32);
+        ((u, v), smoothstep(0.0, 1.0, depth * (g.rows - 1) as f32))
+    }
+}
+
+impl Tailor for ImportedCut<'_> {
+    fn reference_binding(&self, _rig: &GarmentRig, i: usize, _p: Vec3, _depth: f32) -> Binding {
+        self.grid.bindings[i]
+    }
+
+    fn add_parts(&self, rig: &GarmentRig, _rings: &[Ring], _skin: &RestSkin, m: &mut RenderMesh) {
+        let mesh = &self.worn.mesh;
+        for v in 0..mesh.positions.len() {
+            let p = mesh.positions[v];
+            let body = mesh.joints[v]
+                .iter()
+                .zip(&mesh.weights[v])
+                .map(|(&j, &w)| (driver(rig, j as usize), w));
+            let binding = if self.parts[v] == Part::Sleeve {
+                mix_bindings(&body.collect::<Vec<_>>())
+            } else {
+                let ((u, gv), below_pin) = self.grid_place(p);
+                // Round the armholes the grid's share fades in over a row's height too.
+                let band =
+                    (self.grid.pin_height - self.grid.hem_height) / (self.grid.rows - 1) as f32;
+                let w = below_pin * smoothstep(0.0, band, self.to_sleeve[v]);
+                let cloth = lower_binding(rig, u, gv);
+                let entries: Vec<(u16, f32)> = body
+                    .map(|(d, x)| (d, x * (1.0 - w)))
+                    .chain(cloth.iter().map(|&(d, x)| (d, x * w)))
+                    .collect();
+                mix_bindings(&entries)
+            };
+            m.push_vertex(p, mesh.normals[v], self.worn.uvs[v], binding);
+        }
+        m.indices.extend_from_slice(&mesh.indices);
+    }
+
+    fn grid_coords(&self, _rig: &GarmentRig, v: u32) -> Option<(f32, f32)> {
+        let p = self.worn.mesh.positions.get(v as usize).copied()?;
+        (self.parts.get(v as usize) != Some(&Part::Sleeve) && p.y < self.grid.pin_height)
+            .then(|| self.grid_place(p).0)
+    }
+}
