@@ -53,7 +53,7 @@ pub const MAX_CLIP_SECONDS: f32 = 600.0;
 const SNAP_DEGREES: f32 = 12.0;
 
 /// The file's nodes: parents, rest transforms, and the skin's joints in parents-first order.
-struct Nodes {
+pub(super) struct Nodes {
     parent: Vec<Option<usize>>,
     rest: Vec<Trs>,
     /// Nodes that are joints or their ancestors, parents first (what a pose evaluates).
@@ -178,7 +178,7 @@ fn anim_name(anim: &gltf::Animation) -> String {
 }
 
 /// Parents, rest transforms, and the skin's joints sorted parents first.
-fn read_nodes(src: &Source, skin: &gltf::Skin) -> Result<Nodes, RigError> {
+pub(super) fn read_nodes(src: &Source, skin: &gltf::Skin) -> Result<Nodes, RigError> {
     let count = src.doc.nodes().len();
     let mut parent = vec![None; count];
     for node in src.doc.nodes() {
@@ -346,6 +346,11 @@ pub(crate) fn roles_error(src: &Source, skeleton: &Skeleton, e: RolesError) -> R
     }
 }
 
+/// Every node's world matrix in the file's rest pose.
+pub(super) fn rest_world(nodes: &Nodes) -> Vec<Mat4> {
+    world_matrices(nodes, &nodes.rest)
+}
+
 /// World matrices of the nodes a pose needs, from local transforms.
 fn world_matrices(nodes: &Nodes, local: &[Trs]) -> Vec<Mat4> {
     let mut world = vec![Mat4::IDENTITY; local.len()];
@@ -360,7 +365,11 @@ fn world_matrices(nodes: &Nodes, local: &[Trs]) -> Vec<Mat4> {
 }
 
 /// The skin's inverse bind matrices (identity when the file has none, as glTF says).
-fn inverse_binds(src: &Source, skin: &gltf::Skin, joints: usize) -> Result<Vec<Mat4>, RigError> {
+pub(super) fn inverse_binds(
+    src: &Source,
+    skin: &gltf::Skin,
+    joints: usize,
+) -> Result<Vec<Mat4>, RigError> {
     let Some(acc) = skin.inverse_bind_matrices() else {
         return Ok(vec![Mat4::IDENTITY; joints]);
     };
@@ -373,13 +382,13 @@ fn inverse_binds(src: &Source, skin: &gltf::Skin, joints: usize) -> Result<Vec<M
 
 /// How the file's skinned vertices reach its world space at the rest pose: each skin joint's
 /// matrix (world x inverse bind) and bone index, in the skin's joint order.
-struct Skinning {
+pub(super) struct Skinning {
     matrices: Vec<Mat4>,
-    joint_bone: Vec<u16>,
+    pub(super) joint_bone: Vec<u16>,
 }
 
 impl Skinning {
-    fn new(skin: &gltf::Skin, nodes: &Nodes, world: &[Mat4], ibm: &[Mat4]) -> Self {
+    pub(super) fn new(skin: &gltf::Skin, nodes: &Nodes, world: &[Mat4], ibm: &[Mat4]) -> Self {
         Self {
             matrices: skin
                 .joints()
@@ -394,7 +403,7 @@ impl Skinning {
     }
 
     /// A primitive's vertex `v` in the file's world space at the rest pose, and its normal.
-    fn place(&self, part: &SkinnedMesh, v: usize) -> (Vec3, Vec3) {
+    pub(super) fn place(&self, part: &SkinnedMesh, v: usize) -> (Vec3, Vec3) {
         let (j, w) = (part.joints[v], part.weights[v]);
         let mut acc = Vec3::ZERO;
         let mut nrm = Vec3::ZERO;
@@ -409,7 +418,7 @@ impl Skinning {
 
 /// Whether skinned mesh node `node` is the one called `name` (by the node's name or its
 /// mesh's).
-fn is_named(node: &gltf::Node, name: &str) -> bool {
+pub(super) fn is_named(node: &gltf::Node, name: &str) -> bool {
     node.name() == Some(name)
         || node
             .mesh()
@@ -419,7 +428,7 @@ fn is_named(node: &gltf::Node, name: &str) -> bool {
 }
 
 /// The nodes with a mesh bound to `skin`.
-fn skinned_nodes<'a>(
+pub(super) fn skinned_nodes<'a>(
     src: &'a Source,
     skin: &'a gltf::Skin,
 ) -> impl Iterator<Item = gltf::Node<'a>> + 'a {
@@ -530,7 +539,11 @@ fn read_worn(
 }
 
 /// A primitive's first texture coordinates (0, 0 for every vertex when it has none).
-fn read_uvs(src: &Source, prim: &gltf::Primitive, n: usize) -> Result<Vec<[f32; 2]>, RigError> {
+pub(super) fn read_uvs(
+    src: &Source,
+    prim: &gltf::Primitive,
+    n: usize,
+) -> Result<Vec<[f32; 2]>, RigError> {
     let Some(acc) = prim.get(&gltf::Semantic::TexCoords(0)) else {
         return Ok(vec![[0.0; 2]; n]);
     };

@@ -48,6 +48,7 @@ mod roles;
 pub mod settings;
 mod skeleton;
 mod source;
+mod worn;
 
 pub use clip::{Clip, Track};
 pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
@@ -60,3 +61,4 @@ pub use roles::{Role, Roles};
 pub use settings::CharacterSettings;
 pub use skeleton::{BodyAxis, Bone, Pose, Skeleton};
 pub use source::MAX_FILE_BYTES;
+pub use worn::BIND_TOLERANCE_M;

@@ -155,7 +155,7 @@ struct Parsed {
 
 /// Splits a name into lower-case words at separators, camel case and digit boundaries,
 /// after any `namespace:` or `path|`.
-fn words(name: &str) -> Vec<String> {
+pub(super) fn words(name: &str) -> Vec<String> {
     let name = name.rsplit([':', '|']).next().unwrap_or(name);
     let chars: Vec<char> = name.chars().collect();
     let mut out: Vec<String> = Vec::new();

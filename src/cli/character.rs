@@ -24,31 +24,65 @@ pub struct CharacterArgs {
     /// this name (a node's or its mesh's) in the character's file. It is not part of the body
     /// (its skin, ellipsoids and coverage come from the other meshes); its lower part becomes
     /// the simulation grid and the cloth bones (see docs/your-garment.md).
-    #[arg(long, value_name = "NAME", requires = "character")]
+    #[arg(long, value_name = "NAME")]
     pub garment_mesh: Option<String>,
+    /// The garment the character wears, in a glTF file of its own (with `--garment-mesh` when
+    /// the file has several skinned meshes): its joints are matched to the character's bones
+    /// by name and its bind pose must lie on the character's within 1 cm.
+    #[arg(long, value_name = "FILE")]
+    pub garment: Option<PathBuf>,
 }
 
 impl CharacterArgs {
     /// The character these options name, or the built-in one.
+    /// Refuses the garment options in a command that plays the preset's template only.
     pub fn load(&self) -> Result<Arc<Character>, RigError> {
+        if self.garment.is_some() || self.garment_mesh.is_some() {
+            return Err(RigError::Format {
+                path: "--garment".into(),
+                reason: "this command plays the preset's template garment; the artist's own \
+                         garment is taken by `simulate` (see docs/your-garment.md)"
+                    .into(),
+            });
+        }
+        self.load_body()
+    }
+
+    fn load_body(&self) -> Result<Arc<Character>, RigError> {
         load_character(self.character.as_deref(), self.bone_map.as_deref())
     }
 
     /// The character these options name and what it wears: with `--garment-mesh`, that mesh
     /// of its file as its garment; else the preset's template.
     pub fn load_outfit(&self) -> Result<(Arc<Character>, Outfit), RigError> {
-        let (Some(path), Some(name)) = (&self.character, &self.garment_mesh) else {
-            return Ok((self.load()?, Outfit::Template));
+        let (character, worn, file) = match (&self.garment, &self.garment_mesh) {
+            (Some(file), mesh) => {
+                let character = self.load_body()?;
+                let worn = character.read_garment(file, mesh.as_deref())?;
+                (character, worn, file.clone())
+            }
+            (None, Some(name)) => {
+                let Some(path) = &self.character else {
+                    return Err(RigError::Format {
+                        path: "the built-in character".into(),
+                        reason: "--garment-mesh names a mesh of the character's file: give \
+                                 --character, or the garment's own file with --garment"
+                            .into(),
+                    });
+                };
+                let (c, worn) = Character::open_wearing(path, self.bone_map.as_deref(), name)?;
+                (Arc::new(c), worn, path.clone())
+            }
+            (None, None) => return Ok((self.load_body()?, Outfit::Template)),
         };
-        let (character, worn) = Character::open_wearing(path, self.bone_map.as_deref(), name)?;
         let garment =
             ImportedGarment::new(&character, &worn, &GridChoice::default()).map_err(|e| {
                 RigError::Format {
-                    path: path.display().to_string(),
+                    path: file.display().to_string(),
                     reason: e.to_string(),
                 }
             })?;
-        Ok((Arc::new(character), Outfit::Garment(Arc::new(garment))))
+        Ok((character, Outfit::Garment(Arc::new(garment))))
     }
 
     /// The name pictures of this character carry (its file stem), `None` for the built-in.

@@ -474,6 +474,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// that does not load is not checked here: the window opens on the built-in character and
 /// says why, as it does for a character opened from its menu.
 fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Result<ExitCode> {
+    if character.garment.is_some() || character.garment_mesh.is_some() {
+        anyhow::bail!(
+            "--garment and --garment-mesh are taken by `simulate`; the window wears the \
+             preset's template garment"
+        );
+    }
     #[cfg(feature = "gui")]
     {
         let options = crate::app::Options {
@@ -506,7 +512,7 @@ fn simulate_command(
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    if character.garment_mesh.is_none() {
+    if character.garment_mesh.is_none() && character.garment.is_none() {
         let (preset, character) = prepare_run(preset, character, seconds, 3600.0)?;
         let m = crate::scene::metrics::simulate(character, &preset, clip, seconds)?;
         return print_result(json, &m, || m.to_text());
