@@ -21,7 +21,7 @@
 use std::any::Any;
 use std::f32::consts::TAU;
 
-use glam::{Mat4, Vec3};
+use glam::{Mat3, Mat4, Vec3};
 
 use super::layout::{GridLayout, Ring};
 use super::nearest::PointGrid;
@@ -107,6 +107,10 @@ pub struct ImportedGarment {
     rig: GarmentRig,
     body: Body,
     grid: FoundGrid,
+    /// The render vertices skinned to the cloth bones alone, each with its place on the grid
+    /// and its offset from the grid's surface there in the surface's frame at rest: what the
+    /// binding error is measured on.
+    on_grid: Vec<(u32, (f32, f32), Vec3)>,
 }
 
 impl ImportedGarment {
@@ -144,12 +148,31 @@ impl ImportedGarment {
             &[],
             &cut,
         )?;
+        let on_grid = cut.fully_on_grid(&grid.rest);
         Ok(Self {
             name: worn.name.clone(),
             rig,
             body: Body::torso_and_legs(character),
             grid,
+            on_grid,
         })
+    }
+
+    /// How far the garment skinned to the bones (`skinned`, the render mesh's positions) lies
+    /// from each vertex's exact place on the simulated grid's surface (`particles`): the
+    /// surface point at the vertex's grid place plus its rest offset turned with the surface.
+    /// Over the vertices skinned to the cloth bones alone: (sum of squares in m², count,
+    /// largest in m).
+    pub fn binding_error(&self, particles: &[Vec3], skinned: &[Vec3]) -> (f64, u64, f32) {
+        let (mut sum, mut max) = (0f64, 0f32);
+        for &(v, uv, offset) in &self.on_grid {
+            let (p, frame) = surface_frame(particles, self.grid.cols, self.grid.rows, uv);
+            let exact = p + frame * offset;
+            let d = exact.distance(skinned[v as usize]);
+            sum += (d as f64).powi(2);
+            max = max.max(d);
+        }
+        (sum, self.on_grid.len() as u64, max)
     }
 
     /// The garment's name in its file.
@@ -551,7 +574,60 @@ struct ImportedCut<'a> {
     to_sleeve: Vec<f32>,
 }
 
+/// The grid's surface at (column, row) coordinates `uv` for particles `pos` (`cols` a row):
+/// the bilinear point and its frame (along the row, across it in the surface, the surface's
+/// normal), as the columns of a matrix.
+fn surface_frame(pos: &[Vec3], cols: usize, rows: usize, (u, v): (f32, f32)) -> (Vec3, Mat3) {
+    let i0 = (u.floor() as usize).min(cols - 2);
+    let j0 = (v.floor() as usize).min(rows - 2);
+    let (fu, fv) = (u - i0 as f32, v - j0 as f32);
+    let at = |i: usize, j: usize| pos[j * cols + i];
+    let (p00, p10, p01, p11) = (
+        at(i0, j0),
+        at(i0 + 1, j0),
+        at(i0, j0 + 1),
+        at(i0 + 1, j0 + 1),
+    );
+    let top = p00.lerp(p10, fu);
+    let bottom = p01.lerp(p11, fu);
+    let p = top.lerp(bottom, fv);
+    let du = (p10 - p00).lerp(p11 - p01, fv);
+    let dv = bottom - top;
+    let e1 = du.normalize_or(Vec3::X);
+    let n = du.cross(dv).normalize_or(Vec3::Z);
+    let e2 = n.cross(e1);
+    (p, Mat3::from_cols(e1, e2, n))
+}
+
 impl ImportedCut<'_> {
+    /// The render vertices the grid alone drives, with their grid places and their rest offsets
+    /// from the grid's surface in its frame (particles at `rest`).
+    fn fully_on_grid(&self, rest: &[Vec3]) -> Vec<(u32, (f32, f32), Vec3)> {
+        let g = self.grid;
+        (0..self.worn.mesh.positions.len())
+            .filter_map(|v| {
+                let p = self.worn.mesh.positions[v];
+                let (uv, w) = self.cloth_share(v)?;
+                (w >= 1.0).then(|| {
+                    let (s, frame) = surface_frame(rest, g.cols, g.rows, uv);
+                    (v as u32, uv, frame.transpose() * (p - s))
+                })
+            })
+            .collect()
+    }
+
+    /// Where vertex `v` lies on the grid and how much of its skinning the cloth bones take
+    /// (`None` for a sleeve's).
+    fn cloth_share(&self, v: usize) -> Option<((f32, f32), f32)> {
+        if self.parts[v] == Part::Sleeve {
+            return None;
+        }
+        let (uv, below_pin) = self.grid_place(self.worn.mesh.positions[v]);
+        // Round the armholes the grid's share fades in over a row's height too.
+        let band = (self.grid.pin_height - self.grid.hem_height) / (self.grid.rows - 1) as f32;
+        Some((uv, below_pin * smoothstep(0.0, band, self.to_sleeve[v])))
+    }
+
     /// Where a garment point lies on the grid, as (column, row) coordinates, and how far it is
     /// into the simulated part (0 above the pin line, 1 a row's height below it).
     fn grid_place(&self, p: Vec3) -> ((f32, f32), f32) {
@@ -573,27 +649,27 @@ impl Tailor for ImportedCut<'_> {
     fn add_parts(&self, rig: &GarmentRig, _rings: &[Ring], _skin: &RestSkin, m: &mut RenderMesh) {
         let mesh = &self.worn.mesh;
         for v in 0..mesh.positions.len() {
-            let p = mesh.positions[v];
             let body = mesh.joints[v]
                 .iter()
                 .zip(&mesh.weights[v])
                 .map(|(&j, &w)| (driver(rig, j as usize), w));
-            let binding = if self.parts[v] == Part::Sleeve {
-                mix_bindings(&body.collect::<Vec<_>>())
-            } else {
-                let ((u, gv), below_pin) = self.grid_place(p);
-                // Round the armholes the grid's share fades in over a row's height too.
-                let band =
-                    (self.grid.pin_height - self.grid.hem_height) / (self.grid.rows - 1) as f32;
-                let w = below_pin * smoothstep(0.0, band, self.to_sleeve[v]);
-                let cloth = lower_binding(rig, u, gv);
-                let entries: Vec<(u16, f32)> = body
-                    .map(|(d, x)| (d, x * (1.0 - w)))
-                    .chain(cloth.iter().map(|&(d, x)| (d, x * w)))
-                    .collect();
-                mix_bindings(&entries)
+            let binding = match self.cloth_share(v) {
+                None => mix_bindings(&body.collect::<Vec<_>>()),
+                Some(((u, gv), w)) => {
+                    let cloth = lower_binding(rig, u, gv);
+                    let entries: Vec<(u16, f32)> = body
+                        .map(|(d, x)| (d, x * (1.0 - w)))
+                        .chain(cloth.iter().map(|&(d, x)| (d, x * w)))
+                        .collect();
+                    mix_bindings(&entries)
+                }
             };
-            m.push_vertex(p, mesh.normals[v], self.worn.uvs[v], binding);
+            m.push_vertex(
+                mesh.positions[v],
+                mesh.normals[v],
+                self.worn.uvs[v],
+                binding,
+            );
         }
         m.indices.extend_from_slice(&mesh.indices);
     }

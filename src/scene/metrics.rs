@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::{find_clip, Outfit, SceneError};
 use crate::character::{Character, Clip};
+use crate::garment::imported::ImportedGarment;
 use crate::preset::Preset;
 
 /// Hem speed relative to the body below which the jacket counts as settled, m/s.
@@ -58,6 +59,13 @@ pub struct Metrics {
     /// `tear_ratio` is 0 (tearing off), so runs without tearing report what they always did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub torn_links: Option<usize>,
+    /// The artist's garment only: how far its simulated vertices, skinned to the cloth bones,
+    /// lie from their exact places on the simulated grid's surface over the run, root mean
+    /// square and largest, millimetres ([`ImportedGarment::binding_error`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binding_rms_mm: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binding_max_mm: Option<f32>,
     /// Cloth step time, median and 99th percentile, microseconds.
     pub step_median_us: f64,
     pub step_p99_us: f64,
@@ -194,6 +202,22 @@ fn simulate_runs(
     Ok(metrics)
 }
 
+/// The binding error summed over a run's steps.
+#[derive(Default)]
+struct BindingError {
+    sum_sq: f64,
+    count: u64,
+    max: f32,
+}
+
+impl BindingError {
+    fn add(&mut self, (sum_sq, count, max): (f64, u64, f32)) {
+        self.sum_sq += sum_sq;
+        self.count += count;
+        self.max = self.max.max(max);
+    }
+}
+
 /// `steps` steps of `preset` on `clip` and their metrics, all but the settle time.
 fn measured_run(
     character: Arc<Character>,
@@ -213,12 +237,16 @@ fn measured_run(
     let (mut hem_peak, mut hem_sq_sum) = (0f32, 0f64);
     let (mut edge_sum, mut int_sum) = (0f64, 0f64);
     let (mut penetration, mut saturation_sum) = (0f32, 0f64);
+    let mut binding = BindingError::default();
     for _ in 0..steps {
         scene.step();
         if skinned {
             // Skinned as a window drawing every step would, timed on its own.
             scene.skin_meshes();
             skin_times.push(scene.frame_stats().skin_seconds as f64);
+            if let Some(g) = scene.worn_as::<ImportedGarment>() {
+                binding.add(g.binding_error(scene.cloth().positions(), scene.jacket().positions));
+            }
         }
         let s = scene.frame_stats();
         step_times.push(s.step_seconds as f64);
@@ -260,6 +288,9 @@ fn measured_run(
         post_hard_pushes: stats.post_hard_pushes,
         post_hard_push_max_cm: stats.post_hard_push_max * 100.0,
         torn_links: (preset.params.tear_ratio > 0.0).then(|| scene.cloth().torn_count()),
+        binding_rms_mm: (binding.count > 0)
+            .then(|| ((binding.sum_sq / binding.count as f64).sqrt() * 1000.0) as f32),
+        binding_max_mm: (binding.count > 0).then(|| binding.max * 1000.0),
         step_median_us: percentile(&mut step_times, 0.5) * 1e6,
         step_p99_us: percentile(&mut step_times, 0.99) * 1e6,
         frame_median_us: percentile(&mut frame_times, 0.5) * 1e6,
@@ -364,7 +395,14 @@ impl Metrics {
             self.post_hard_push_max_cm,
             self.torn_links
                 .map(|n| format!("torn links              {n}\n"))
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                + &self
+                    .binding_rms_mm
+                    .zip(self.binding_max_mm)
+                    .map(|(rms, max)| {
+                        format!("binding error           rms {rms:.2} mm, max {max:.2} mm\n")
+                    })
+                    .unwrap_or_default(),
             self.step_median_us,
             self.step_p99_us,
             self.frame_median_us,
