@@ -290,7 +290,7 @@ fn measured_run(
         torn_links: (preset.params.tear_ratio > 0.0).then(|| scene.cloth().torn_count()),
         binding_rms_mm: (binding.count > 0)
             .then(|| ((binding.sum_sq / binding.count as f64).sqrt() * 1000.0) as f32),
-        binding_max_mm: (binding.count > 0).then(|| binding.max * 1000.0),
+        binding_max_mm: (binding.count > 0).then_some(binding.max * 1000.0),
         step_median_us: percentile(&mut step_times, 0.5) * 1e6,
         step_p99_us: percentile(&mut step_times, 0.99) * 1e6,
         frame_median_us: percentile(&mut frame_times, 0.5) * 1e6,
