@@ -11,13 +11,17 @@
 //! seams (the back seam, the sleeves' underarm seams), skin weights transferred from the
 //! nearest skin of the body part each piece covers.
 //!
-//! Like the rest of the generator, only IEEE arithmetic and square roots: the bytes do not
-//! depend on the machine.
+//! The garments go into a test rig's own file (see [`crate::test_rig::RigStyle::garments`])
+//! or into a file of their own ([`garment_file_glb`]), whose skin lists the joints in another
+//! order than the body's. Like the rest of the generator, only IEEE arithmetic and square
+//! roots: the bytes do not depend on the machine.
 
 use glam::{Quat, Vec3};
+use serde_json::{json, Value};
 
 use crate::body::{self, b, BodyMesh, BoneDef};
 use crate::dmath;
+use crate::test_rig::{self, RigStyle, TEST_GENERATOR};
 
 /// The garments the generator makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -816,6 +820,173 @@ impl<'a> Nearest<'a> {
         weights[0] = 1.0 - (weights[1] + weights[2] + weights[3]);
         (joints, weights)
     }
+}
+
+/// The garments' material.
+fn fabric() -> Value {
+    json!({
+        "name": "fabric",
+        "pbrMetallicRoughness": { "baseColorFactor": [0.30, 0.33, 0.40, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.9 },
+        "doubleSided": true,
+    })
+}
+
+/// Writes a garment's vertex attributes and indices; returns its glTF primitive. `slot` maps
+/// a bone index to its place in the skin's joint list.
+fn primitive(
+    bin: &mut crate::Bin,
+    g: &GarmentMesh,
+    slot: impl Fn(u16) -> u16,
+    material: usize,
+) -> Value {
+    let pos: Vec<f32> = g.positions.iter().flat_map(|p| p.to_array()).collect();
+    let (lo, hi) = g.positions.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    let bounds = Some((crate::vec3(lo), crate::vec3(hi)));
+    let a_pos = bin.floats(&pos, "VEC3", Some(crate::ARRAY_BUFFER), bounds);
+    let nrm: Vec<f32> = g.normals.iter().flat_map(|n| n.to_array()).collect();
+    let a_nrm = bin.floats(&nrm, "VEC3", Some(crate::ARRAY_BUFFER), None);
+    let uv: Vec<f32> = g.uvs.iter().flatten().copied().collect();
+    let a_uv = bin.floats(&uv, "VEC2", Some(crate::ARRAY_BUFFER), None);
+    let jts: Vec<u16> = g.joints.iter().flatten().map(|&j| slot(j)).collect();
+    let a_jts = bin.u16s(&jts, "VEC4", Some(crate::ARRAY_BUFFER));
+    let wts: Vec<f32> = g.weights.iter().flatten().copied().collect();
+    let a_wts = bin.floats(&wts, "VEC4", Some(crate::ARRAY_BUFFER), None);
+    let a_idx = if g.positions.len() <= u16::MAX as usize {
+        let idx: Vec<u16> = g.indices.iter().map(|&i| i as u16).collect();
+        bin.u16s(&idx, "SCALAR", Some(crate::ELEMENT_ARRAY_BUFFER))
+    } else {
+        bin.u32s(&g.indices, "SCALAR", Some(crate::ELEMENT_ARRAY_BUFFER))
+    };
+    json!({
+        "attributes": {
+            "POSITION": a_pos, "NORMAL": a_nrm, "TEXCOORD_0": a_uv,
+            "JOINTS_0": a_jts, "WEIGHTS_0": a_wts,
+        },
+        "indices": a_idx,
+        "material": material,
+    })
+}
+
+/// Adds garments to a character's document and buffer as written by [`crate::document`]:
+/// one mesh node each, named after the garment, bound to the body's skin (skin 0, whose
+/// joints are the bones in order), with a fabric material. Nothing changes when there are
+/// none.
+pub(crate) fn append_garments(doc: &mut Value, bin: &mut Vec<u8>, garments: &[GarmentMesh]) {
+    if garments.is_empty() {
+        return;
+    }
+    let take = |doc: &mut Value, key: &str| match doc[key].take() {
+        Value::Array(items) => items,
+        _ => Vec::new(),
+    };
+    let mut out = crate::Bin {
+        data: std::mem::take(bin),
+        views: take(doc, "bufferViews"),
+        accessors: take(doc, "accessors"),
+    };
+    let mut materials = take(doc, "materials");
+    let mut meshes = take(doc, "meshes");
+    let mut nodes = take(doc, "nodes");
+    let material = materials.len();
+    materials.push(fabric());
+    for g in garments {
+        let primitive = primitive(&mut out, g, |j| j, material);
+        let node = nodes.len();
+        nodes.push(json!({ "name": g.name, "mesh": meshes.len(), "skin": 0 }));
+        meshes.push(json!({ "name": g.name, "primitives": [primitive] }));
+        if let Some(scene) = doc["scenes"][0]["nodes"].as_array_mut() {
+            scene.push(json!(node));
+        }
+    }
+    doc["materials"] = Value::Array(materials);
+    doc["meshes"] = Value::Array(meshes);
+    doc["nodes"] = Value::Array(nodes);
+    doc["bufferViews"] = Value::Array(out.views);
+    doc["accessors"] = Value::Array(out.accessors);
+    doc["buffers"][0]["byteLength"] = json!(out.data.len());
+    *bin = out.data;
+}
+
+/// A garment in a file of its own as `.glb` bytes: the test rig's skeleton (names after
+/// `style.naming`, the same scale, units, rotation and armature) with no body and no clips,
+/// and the garment `kind` bound to a skin that lists the joints in reverse order.
+pub fn garment_file_glb(kind: GarmentKind, style: &RigStyle) -> Vec<u8> {
+    garment_file_glb_with_offset(kind, style, Vec3::ZERO)
+}
+
+/// [`garment_file_glb`] as `.gltf` JSON whose buffer is the external file `bin_uri`, and that
+/// file's bytes.
+pub fn garment_file_gltf(kind: GarmentKind, style: &RigStyle, bin_uri: &str) -> (Vec<u8>, Vec<u8>) {
+    let (mut doc, bin) = garment_file(kind, style, Vec3::ZERO);
+    doc["buffers"][0]["uri"] = Value::from(bin_uri);
+    (serde_json::to_vec_pretty(&doc).unwrap_or_default(), bin)
+}
+
+/// [`garment_file_glb`] with every joint but the root moved by `offset` (character metres,
+/// before the style's scale, units and rotation) in the file's bind pose, its nodes and
+/// inverse bind matrices alike, while the garment stays where it was: a garment bound to a
+/// skeleton that disagrees with the body's.
+pub fn garment_file_glb_with_offset(kind: GarmentKind, style: &RigStyle, offset: Vec3) -> Vec<u8> {
+    let (doc, bin) = garment_file(kind, style, offset);
+    crate::glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
+}
+
+/// The own file's document (buffer without a URI) and binary buffer.
+fn garment_file(kind: GarmentKind, style: &RigStyle, offset: Vec3) -> (Value, Vec<u8>) {
+    let mut bones = body::bones();
+    let skin = body::body_mesh_at(&bones, style.cell);
+    let mut garment = garment_mesh(kind, &bones, &skin);
+    test_rig::add_fingers(&mut bones, style.fingers);
+    for bone in bones.iter_mut().skip(1) {
+        bone.pos += offset;
+    }
+    let f = style.scale * style.units_per_metre;
+    let r = style.rotation;
+    let point = |p: Vec3| r * p * f;
+    garment.transform(r, point);
+    for (i, bone) in bones.iter_mut().enumerate() {
+        bone.pos = point(bone.pos);
+        bone.name = test_rig::bone_name(style.naming, &bone.name, i);
+    }
+    let mut nodes = crate::bone_nodes(&bones);
+    let garment_node = nodes.len();
+    nodes.push(json!({ "name": garment.name, "mesh": 0, "skin": 0 }));
+    let mut top = b::ROOT;
+    if let Some((r, s)) = style.armature {
+        top = nodes.len();
+        nodes.push(json!({
+            "name": "Armature",
+            "rotation": [r.x, r.y, r.z, r.w],
+            "scale": crate::vec3(s),
+            "children": [b::ROOT],
+        }));
+    }
+    // The skin lists the joints last bone first; the vertices' joints are places in it.
+    let n = bones.len();
+    let joints: Vec<usize> = (0..n).rev().collect();
+    let mut bin = crate::Bin::default();
+    let primitive = primitive(&mut bin, &garment, |j| (n - 1 - j as usize) as u16, 0);
+    let ibm: Vec<f32> = joints
+        .iter()
+        .flat_map(|&i| glam::Mat4::from_translation(-bones[i].pos).to_cols_array())
+        .collect();
+    let a_ibm = bin.floats(&ibm, "MAT4", None, None);
+    let doc = json!({
+        "asset": { "version": "2.0", "generator": TEST_GENERATOR },
+        "scene": 0,
+        "scenes": [{ "name": garment.name, "nodes": [top, garment_node] }],
+        "nodes": nodes,
+        "skins": [{ "name": "skeleton", "joints": joints, "skeleton": b::ROOT, "inverseBindMatrices": a_ibm }],
+        "meshes": [{ "name": garment.name, "primitives": [primitive] }],
+        "materials": [fabric()],
+        "buffers": [{ "byteLength": bin.data.len() }],
+        "bufferViews": bin.views,
+        "accessors": bin.accessors,
+    });
+    (doc, bin.data)
 }
 
 #[cfg(test)]

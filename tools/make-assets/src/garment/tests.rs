@@ -3,9 +3,11 @@
 
 use std::sync::OnceLock;
 
-use glam::Vec3;
+use glam::{Mat4, Quat, Vec3};
+use serde_json::Value;
 
 use super::*;
+use crate::test_rig::{bone_names, test_rig_glb, test_rig_gltf, Naming};
 
 /// The built-in body and each garment made around it, made once for all the tests.
 struct Fixture {
@@ -494,9 +496,235 @@ fn the_winding_is_consistent_and_the_normals_point_out() {
     }
 }
 
+/// A rig written the way another tool writes one: Mixamo names, centimetres, Z-up data under
+/// an armature that turns it back, finger bones, a coarse body.
+fn exported_style(garments: Vec<GarmentKind>) -> RigStyle {
+    let quarter = std::f32::consts::FRAC_PI_2;
+    RigStyle {
+        naming: Naming::Mixamo,
+        units_per_metre: 100.0,
+        rotation: Quat::from_rotation_x(quarter),
+        armature: Some((Quat::from_rotation_x(-quarter), Vec3::splat(0.01))),
+        clips: Vec::new(),
+        cell: 0.03,
+        fingers: 2,
+        garments,
+        ..RigStyle::default()
+    }
+}
+
+/// The expected garment as a file of `style` holds it: made around that style's body, then
+/// transformed as its body is.
+fn styled_garment(kind: GarmentKind, style: &RigStyle) -> GarmentMesh {
+    let bones = body::bones();
+    let skin = body::body_mesh_at(&bones, style.cell);
+    let mut g = garment_mesh(kind, &bones, &skin);
+    let f = style.scale * style.units_per_metre;
+    g.transform(style.rotation, |p| style.rotation * p * f);
+    g
+}
+
+/// An accessor's data as little-endian 4-byte or 2-byte values.
+fn accessor_bytes<'a>(doc: &Value, bin: &'a [u8], accessor: &Value) -> &'a [u8] {
+    let a = &doc["accessors"][accessor.as_u64().unwrap() as usize];
+    let view = &doc["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+    let start = view["byteOffset"].as_u64().unwrap() as usize;
+    &bin[start..start + view["byteLength"].as_u64().unwrap() as usize]
+}
+
+fn floats(doc: &Value, bin: &[u8], accessor: &Value) -> Vec<f32> {
+    accessor_bytes(doc, bin, accessor)
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn u16s(doc: &Value, bin: &[u8], accessor: &Value) -> Vec<u16> {
+    accessor_bytes(doc, bin, accessor)
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
+/// The mesh node called `name`, its mesh's only primitive.
+fn mesh_node<'a>(doc: &'a Value, name: &str) -> (&'a Value, &'a Value) {
+    let nodes = doc["nodes"].as_array().unwrap();
+    let node = nodes
+        .iter()
+        .find(|n| n["name"] == name && n.get("mesh").is_some());
+    let node = node.unwrap_or_else(|| panic!("no mesh node {name}"));
+    let mesh = &doc["meshes"][node["mesh"].as_u64().unwrap() as usize];
+    assert_eq!(mesh["name"], name);
+    (node, &mesh["primitives"][0])
+}
+
 #[test]
-fn generating_twice_gives_identical_meshes() {
-    let f = fixture();
+fn garments_in_the_characters_file_are_bound_to_the_bodys_skin() {
+    let style = exported_style(vec![GarmentKind::LongCoat, GarmentKind::Skirt]);
+    let (doc, bin) = crate::split_glb(&test_rig_glb(&style)).unwrap();
+    let scene = doc["scenes"][0]["nodes"].as_array().unwrap();
+    let (body_node, _) = mesh_node(&doc, "body");
+    assert_eq!(body_node["skin"], 0);
+    for kind in [GarmentKind::LongCoat, GarmentKind::Skirt] {
+        let (node, primitive) = mesh_node(&doc, kind.name());
+        assert_eq!(node["skin"], 0, "{kind:?} bound to the body's skin");
+        let index = doc["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|n| n == node);
+        assert!(
+            scene.contains(&Value::from(index.unwrap())),
+            "{kind:?} in the scene"
+        );
+        let expected = styled_garment(kind, &style);
+        let attributes = &primitive["attributes"];
+        let pos = floats(&doc, &bin, &attributes["POSITION"]);
+        let want: Vec<f32> = expected
+            .positions
+            .iter()
+            .flat_map(|p| p.to_array())
+            .collect();
+        assert_eq!(
+            pos, want,
+            "{kind:?}: positions in the file's units and axes"
+        );
+        // The body's skin lists the bones in order: the joints are the bone indices.
+        let joints = u16s(&doc, &bin, &attributes["JOINTS_0"]);
+        let want: Vec<u16> = expected.joints.iter().flatten().copied().collect();
+        assert_eq!(joints, want, "{kind:?}: joints");
+        let uv = floats(&doc, &bin, &attributes["TEXCOORD_0"]);
+        assert_eq!(uv.len(), 2 * expected.positions.len());
+        let material = &doc["materials"][primitive["material"].as_u64().unwrap() as usize];
+        assert_eq!(material["name"], "fabric");
+    }
+    assert_eq!(doc["buffers"][0]["byteLength"], bin.len());
+    // The .gltf form holds the same document with its buffer outside.
+    let (json, external) = test_rig_gltf(&style, "rig.bin");
+    let gltf: Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(gltf["meshes"], doc["meshes"]);
+    assert_eq!(external, bin);
+}
+
+#[test]
+fn a_garment_file_round_trips_with_its_joints_in_another_order() {
+    let style = exported_style(Vec::new());
+    let kind = GarmentKind::ShortJacket;
+    let (doc, bin) = crate::split_glb(&garment_file_glb(kind, &style)).unwrap();
+    let meshes = doc["meshes"].as_array().unwrap();
+    assert_eq!(meshes.len(), 1, "the garment alone, no body");
+    let (node, primitive) = mesh_node(&doc, kind.name());
+    assert_eq!(node["skin"], 0);
+    let skin = &doc["skins"][0];
+    let joints: Vec<usize> = skin["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j.as_u64().unwrap() as usize)
+        .collect();
+    let n = b::COUNT + 2 * style.fingers;
+    assert_eq!(
+        joints,
+        (0..n).rev().collect::<Vec<_>>(),
+        "joints listed last bone first"
+    );
+    let names = bone_names(Naming::Mixamo);
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(
+            doc["nodes"][i]["name"],
+            name.as_str(),
+            "bone {i} named as the body's"
+        );
+    }
+    // Each vertex's joints, through the reordered list, are the garment's bones.
+    let expected = styled_garment(kind, &style);
+    let slots = u16s(&doc, &bin, &primitive["attributes"]["JOINTS_0"]);
+    let weights = floats(&doc, &bin, &primitive["attributes"]["WEIGHTS_0"]);
+    for (v, (j, w)) in expected.joints.iter().zip(&expected.weights).enumerate() {
+        for k in 0..4 {
+            assert_eq!(weights[4 * v + k], w[k]);
+            if w[k] > 0.0 {
+                assert_eq!(
+                    joints[slots[4 * v + k] as usize],
+                    j[k] as usize,
+                    "vertex {v}"
+                );
+            }
+        }
+    }
+    let pos = floats(&doc, &bin, &primitive["attributes"]["POSITION"]);
+    let want: Vec<f32> = expected
+        .positions
+        .iter()
+        .flat_map(|p| p.to_array())
+        .collect();
+    assert_eq!(pos, want);
+    // Each inverse bind matrix, in the skin's order, undoes its bone's place in the file.
+    let ibm = floats(&doc, &bin, &skin["inverseBindMatrices"]);
+    let f = style.units_per_metre;
+    for (slot, &bone) in joints.iter().enumerate().filter(|(_, &b)| b < b::COUNT) {
+        let at = style.rotation * body::bones()[bone].pos * f;
+        let m = Mat4::from_cols_slice(&ibm[16 * slot..16 * slot + 16]);
+        assert!(
+            m.transform_point3(at).length() < 1e-3,
+            "bone {bone} at slot {slot}"
+        );
+    }
+    // Same transforms as the body's file: the armature above the root.
+    let armature = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "Armature");
+    assert_eq!(armature.unwrap()["children"], serde_json::json!([b::ROOT]));
+}
+
+#[test]
+fn an_offset_moves_the_garment_files_bind_pose_and_not_the_garment() {
+    let style = exported_style(Vec::new());
+    let kind = GarmentKind::Skirt;
+    let offset = Vec3::new(0.0, 0.02, 0.0);
+    let (doc, bin) = crate::split_glb(&garment_file_glb(kind, &style)).unwrap();
+    let (moved, moved_bin) =
+        crate::split_glb(&garment_file_glb_with_offset(kind, &style, offset)).unwrap();
+    let (_, primitive) = mesh_node(&doc, kind.name());
+    let (_, moved_primitive) = mesh_node(&moved, kind.name());
+    let pos = |d: &Value, b: &[u8], p: &Value| floats(d, b, &p["attributes"]["POSITION"]);
+    assert_eq!(
+        pos(&doc, &bin, primitive),
+        pos(&moved, &moved_bin, moved_primitive)
+    );
+    let ibm = |d: &Value, b: &[u8]| floats(d, b, &d["skins"][0]["inverseBindMatrices"]);
+    let (before, after) = (ibm(&doc, &bin), ibm(&moved, &moved_bin));
+    let n = before.len() / 16;
+    let shift = style.rotation * offset * style.units_per_metre;
+    for slot in 0..n {
+        let m0 = Mat4::from_cols_slice(&before[16 * slot..16 * slot + 16]);
+        let m1 = Mat4::from_cols_slice(&after[16 * slot..16 * slot + 16]);
+        let moved_by = m0.w_axis.truncate() - m1.w_axis.truncate();
+        // The root (last in the skin's list) stays; every other joint moves by the offset.
+        let want = if slot == n - 1 { Vec3::ZERO } else { shift };
+        assert!(
+            (moved_by - want).length() < 1e-3,
+            "slot {slot} moved by {moved_by}"
+        );
+    }
+}
+
+#[test]
+fn generating_twice_gives_identical_bytes() {
+    let style = exported_style(vec![GarmentKind::ShortJacket]);
+    assert!(test_rig_glb(&style) == test_rig_glb(&style));
     let kind = GarmentKind::LongCoat;
+    assert!(garment_file_glb(kind, &style) == garment_file_glb(kind, &style));
+    let f = fixture();
     assert!(garment_mesh(kind, &f.bones, &f.body) == *garment(kind));
+}
+
+#[test]
+fn a_rig_without_garments_has_no_garment_in_its_file() {
+    let style = exported_style(Vec::new());
+    let (doc, _) = crate::split_glb(&test_rig_glb(&style)).unwrap();
+    assert_eq!(doc["meshes"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["materials"].as_array().unwrap().len(), 1);
 }
