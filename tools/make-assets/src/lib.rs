@@ -1,5 +1,7 @@
 //! The built-in character's generator: a mannequin (skeleton, skinned body, collision
-//! ellipsoids) and its clips, written as `assets/character.glb` deterministically.
+//! ellipsoids) and its clips, written as `assets/character.glb` deterministically. For the
+//! tuner's import tests it also writes the mannequin as other tools write humanoids
+//! ([`test_rig`]) and garments made around it as exporters write them ([`garment`]).
 //!
 //! A build tool, not part of the tuner: `cargo run --release -p cloth-tuner-assets` writes the
 //! file, and the tuner's `tests/character/assets.rs` checks that the committed file equals
@@ -10,6 +12,7 @@
 pub mod body;
 pub mod dmath;
 pub mod frame;
+pub mod garment;
 pub mod motion;
 pub mod test_rig;
 

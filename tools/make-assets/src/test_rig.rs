@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::body::{self, BodyMesh};
 use crate::frame::Frame;
+use crate::garment::{self, GarmentKind};
 use crate::motion::{self, BakedClip};
 
 /// The generator string of test rigs.
@@ -48,6 +49,9 @@ pub struct RigStyle {
     /// Finger bones added under each hand, in a chain (no vertex follows them): for a
     /// skeleton as large as a production rig's.
     pub fingers: usize,
+    /// Garments written into the file beside the body: a mesh node each, named after it,
+    /// bound to the body's skin (empty: none).
+    pub garments: Vec<GarmentKind>,
 }
 
 impl Default for RigStyle {
@@ -61,6 +65,7 @@ impl Default for RigStyle {
             clips: vec!["walk".into()],
             cell: 0.016,
             fingers: 0,
+            garments: Vec::new(),
         }
     }
 }
@@ -118,6 +123,7 @@ pub fn bone_name(naming: Naming, builtin: &str, index: usize) -> String {
 fn styled(style: &RigStyle) -> (Value, Vec<u8>) {
     let mut bones = body::bones();
     let mut mesh = body::body_mesh_at(&bones, style.cell);
+    let mut garments = garment::garment_meshes(&style.garments, &bones, &mesh);
     add_fingers(&mut bones, style.fingers);
     let names: Vec<&str> = style.clips.iter().map(String::as_str).collect();
     let mut clips = motion::clips_named(&bones, &names);
@@ -125,6 +131,9 @@ fn styled(style: &RigStyle) -> (Value, Vec<u8>) {
     let r = style.rotation;
     let point = |p: Vec3| r * p * f;
     transform_mesh(&mut mesh, r, point);
+    for g in &mut garments {
+        g.transform(r, point);
+    }
     for clip in &mut clips {
         transform_clip(clip, r, point);
     }
@@ -132,11 +141,14 @@ fn styled(style: &RigStyle) -> (Value, Vec<u8>) {
         b.pos = point(b.pos);
         b.name = bone_name(style.naming, &b.name, i);
     }
-    crate::document(&bones, &mesh, &[], &clips, TEST_GENERATOR, style.armature)
+    let (mut doc, mut bin) =
+        crate::document(&bones, &mesh, &[], &clips, TEST_GENERATOR, style.armature);
+    garment::append_garments(&mut doc, &mut bin, &garments);
+    (doc, bin)
 }
 
 /// `count` bones in a chain below each hand, 2 cm apart along the arm.
-fn add_fingers(bones: &mut Vec<body::BoneDef>, count: usize) {
+pub(crate) fn add_fingers(bones: &mut Vec<body::BoneDef>, count: usize) {
     for side in 0..2 {
         let mut parent = body::b::hand(side);
         for k in 0..count {
