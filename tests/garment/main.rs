@@ -7,6 +7,7 @@ mod jacket_checks;
 mod chaos;
 mod drift;
 mod hood;
+mod imported;
 mod jacket;
 mod painted_max_distance;
 mod skirt;

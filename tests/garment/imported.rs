@@ -1,0 +1,180 @@
+//! The artist's own garment: garments the asset generator writes as exporters do (a long coat
+//! open at the front, a closed skirt, a short jacket with sleeves), in the character's file and
+//! in files of their own, loaded through the public path and worn on the clips.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cloth_tuner::character::Character;
+use cloth_tuner::garment::imported::{GridChoice, ImportedGarment};
+use cloth_tuner::preset::Preset;
+use cloth_tuner::scene::metrics::{simulate_in, Metrics};
+use cloth_tuner::scene::Outfit;
+use cloth_tuner_assets::garment::{garment_file_glb, garment_file_glb_with_offset, GarmentKind};
+use cloth_tuner_assets::test_rig::{test_rig_glb, RigStyle};
+use glam::{Quat, Vec3};
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// A test rig wearing `kinds` in its own file, with the walk and the dodge.
+fn rig_wearing(dir: &Path, kinds: &[GarmentKind]) -> PathBuf {
+    let style = RigStyle {
+        clips: vec!["walk".into(), "dodge".into()],
+        garments: kinds.to_vec(),
+        ..Default::default()
+    };
+    write(dir, "wearing.glb", &test_rig_glb(&style))
+}
+
+fn tweed() -> Preset {
+    Preset::load("presets/tweed.json").unwrap()
+}
+
+/// `garment` on `character` over `seconds` of `clip`.
+fn run(character: &Arc<Character>, garment: &ImportedGarment, clip: &str, seconds: f64) -> Metrics {
+    let outfit = Outfit::Garment(Arc::new(garment.clone()));
+    simulate_in(character.clone(), &outfit, &tweed(), clip, seconds).unwrap()
+}
+
+/// What an imported garment already holds on a clip: hard vertical links, nothing deeper than
+/// 1 cm in the body, no resets, and a binding error measured on its simulated vertices.
+fn assert_holds(m: &Metrics, what: &str) {
+    assert!(m.max_vertical_stretch_pct <= 0.1, "{what}: vertical {m:?}");
+    assert!(m.max_penetration_cm <= 1.0, "{what}: penetration {m:?}");
+    assert_eq!(m.resets, 0, "{what}");
+    let (rms, max) = (m.binding_rms_mm.unwrap(), m.binding_max_mm.unwrap());
+    assert!(
+        rms.is_finite() && rms > 0.0 && max >= rms,
+        "{what}: binding rms {rms} mm, max {max} mm"
+    );
+}
+
+#[test]
+fn a_long_coat_in_the_characters_file_is_not_body_and_holds_on_the_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    let bare = Character::open(rig_wearing(dir.path(), &[]), None).unwrap();
+    let path = rig_wearing(dir.path(), &[GarmentKind::LongCoat]);
+    let (character, worn) = Character::open_wearing(&path, None, "long_coat").unwrap();
+    assert_eq!(
+        character.mesh.positions.len(),
+        bare.mesh.positions.len(),
+        "the coat is not part of the body"
+    );
+    assert_eq!(
+        character.ellipsoids, bare.ellipsoids,
+        "the ellipsoids are fitted to the body alone"
+    );
+    let coat = ImportedGarment::new(&character, &worn, &GridChoice::default()).unwrap();
+    let g = coat.grid();
+    assert!(!g.closed, "the coat is open at the front");
+    // The pin line where the coat leaves the chest: between the hips and the shoulders.
+    assert!(
+        (0.95..1.4).contains(&g.pin_height),
+        "pin line at {} m",
+        g.pin_height
+    );
+    assert!(
+        (g.hem_height - 0.30).abs() < 0.03,
+        "hem at {} m",
+        g.hem_height
+    );
+    assert!(g.cols % 2 == 1 && g.cols >= 5 && g.rows >= 3);
+    // The opening faces the front: the first and last columns either side of +Z.
+    let front = |a: f32| a.sin().abs() < 0.5 && a.cos() > 0.8;
+    assert!(
+        front(g.start) && front(g.start + g.span),
+        "opening at {} to {}",
+        g.start,
+        g.start + g.span
+    );
+    let character = Arc::new(character);
+    assert_holds(&run(&character, &coat, "walk", 2.0), "long coat, walk");
+}
+
+/// The coat's vertices as read from `path` onto `character`, sorted (the files list them alike).
+fn coat_points(character: &Character, path: &Path) -> Vec<Vec3> {
+    character.read_garment(path, None).unwrap().mesh.positions
+}
+
+#[test]
+fn a_garment_in_a_file_of_its_own_lands_where_it_does_in_the_characters_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = rig_wearing(dir.path(), &[GarmentKind::LongCoat]);
+    let (character, worn) = Character::open_wearing(&path, None, "long_coat").unwrap();
+    // The same coat in centimetres under a rotated armature, its joints in another order.
+    let cm = RigStyle {
+        clips: Vec::new(),
+        units_per_metre: 100.0,
+        armature: Some((
+            Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+            Vec3::splat(1.0),
+        )),
+        ..Default::default()
+    };
+    for (name, style) in [
+        ("metres", RigStyle::default()),
+        ("centimetres, rotated", cm),
+    ] {
+        let file = write(
+            dir.path(),
+            "coat.glb",
+            &garment_file_glb(GarmentKind::LongCoat, &style),
+        );
+        let own = coat_points(&character, &file);
+        assert_eq!(own.len(), worn.mesh.positions.len(), "{name}");
+        let worst = own
+            .iter()
+            .zip(&worn.mesh.positions)
+            .map(|(a, b)| a.distance(*b))
+            .fold(0.0, f32::max);
+        assert!(
+            worst < 0.002,
+            "{name}: a vertex lands {worst} m from its place"
+        );
+    }
+    // On the built-in character too (its skeleton has the generator's names).
+    let builtin = Character::builtin();
+    let file = write(
+        dir.path(),
+        "coat.glb",
+        &garment_file_glb(GarmentKind::LongCoat, &RigStyle::default()),
+    );
+    assert!(!coat_points(&builtin, &file).is_empty());
+}
+
+#[test]
+fn a_bind_pose_off_by_more_than_a_centimetre_is_an_error_naming_the_joints() {
+    let dir = tempfile::tempdir().unwrap();
+    let character = Character::builtin();
+    let style = RigStyle::default();
+    let near = garment_file_glb_with_offset(GarmentKind::Skirt, &style, Vec3::new(0.0, 0.004, 0.0));
+    let near = write(dir.path(), "near.glb", &near);
+    assert!(
+        character.read_garment(&near, None).is_ok(),
+        "4 mm is within the tolerance"
+    );
+    let off = garment_file_glb_with_offset(GarmentKind::Skirt, &style, Vec3::new(0.0, 0.0, 0.05));
+    let off = write(dir.path(), "off.glb", &off);
+    let e = character.read_garment(&off, None).unwrap_err().to_string();
+    assert!(
+        e.contains("off.glb") && e.contains("bind pose") && e.contains("cm at:"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_garment_mesh_that_is_not_in_the_file_is_an_error_listing_the_meshes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = rig_wearing(dir.path(), &[GarmentKind::Skirt]);
+    let e = Character::open_wearing(&path, None, "cape")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("wearing.glb") && e.contains("cape") && e.contains("skirt"),
+        "{e}"
+    );
+}
