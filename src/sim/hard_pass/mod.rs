@@ -5,7 +5,7 @@
 //! deformation limit on, each row is held to it sideways as soon as it is placed. Last, the
 //! safety net: a particle the pass left past its max distance is clamped again and counted.
 //! After the pass, each leader takes the reaction of the moves it made its follower take
-//! ([`HardPass::react`]).
+//! (`HardPass::react`).
 //!
 //! The pass decides where a particle goes with corrections that move continuously with the
 //! positions (never a choice between discrete alternatives), so two runs a rounding error
