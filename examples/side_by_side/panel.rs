@@ -63,6 +63,15 @@ pub fn motions() -> Vec<Motion> {
     ]
 }
 
+/// `m` run on to `seconds` in all, the top row held where the motion left it.
+pub fn lengthened(m: Motion, seconds: f32) -> Motion {
+    let frames = (seconds * FPS) as usize;
+    let last = m.offset_z.last().copied().unwrap_or(0.0);
+    let mut offset_z = m.offset_z;
+    offset_z.resize(frames.max(offset_z.len()), last);
+    Motion { offset_z, ..m }
+}
+
 /// The panel's rest positions, and its start tilted about the top edge toward +Z.
 pub fn panel(tilt_deg: f32) -> (Vec<Vec3>, Vec<Vec3>) {
     let top_left = Vec3::new(-0.2, 1.5, 0.0);

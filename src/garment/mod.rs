@@ -171,6 +171,6 @@ pub fn builtin_grid(template: Template) -> crate::export::GridSize {
     let character = Character::builtin_ref();
     let layout = fitted_layout(character, template);
     let garment = dress(character, template, &layout)
-        .expect("the built-in garments build on the built-in character (tests/rig_*.rs)");
+        .expect("the built-in garments build on the built-in character (tests/garment/)");
     crate::export::GridSize::of_topology(&garment.rig().topology)
 }

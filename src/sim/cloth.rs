@@ -21,7 +21,8 @@
 //! 10. the hard pass ([`super::hard_pass`]): columns top-down at rest length, moving only the
 //!     lower particle, kept out of the colliders and within its max distance by swinging it
 //!     around its upper neighbour; then a particle left past its max distance is clamped again
-//!     (counted in [`ClothStats`]).
+//!     (counted in [`ClothStats`]); its moves stay velocity, and each leader takes the reaction
+//!     of its follower's move (dynamic follow-the-leader).
 //!
 //! Nothing in [`Cloth::step`] allocates.
 
@@ -99,10 +100,6 @@ pub enum StepError {
     #[error("collider {0} has a non-finite or non-positive size")]
     BadCollider(usize),
 }
-
-/// The share of the hard pass's move that also moves a particle's previous position: the
-/// rest of the move becomes velocity (see [`Cloth::keep_hard_moves_as_half_velocity`]).
-const HARD_MOVE_KEPT_IN_PLACE: f32 = 0.5;
 
 /// Counters the caller can read to see what the safety nets did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -195,8 +192,8 @@ pub struct Cloth {
     /// ([`Cloth::set_painted_max_distances`]).
     painted: Vec<Option<f32>>,
     pos: Vec<Vec3>,
-    /// Positions before this solver step's hard pass (see
-    /// [`Cloth::keep_hard_moves_as_half_velocity`]).
+    /// Positions before this solver step's hard pass (for the reactions of its moves, see
+    /// `HardPass::react`).
     before_hard: Vec<Vec3>,
     prev: Vec<Vec3>,
     contact: Vec<bool>,
@@ -789,25 +786,15 @@ impl Cloth {
             let parallel = self.bands.is_some();
             self.hard
                 .run(&self.topo, pos, contact, stats, &input, parallel);
-            self.keep_hard_moves_as_half_velocity();
+            let (before, prev) = (&self.before_hard, &mut self.prev);
+            let cut = self.tears.cut();
+            self.hard
+                .react(&self.topo, pos, before, prev, p.mass_falloff, cut);
         }
         self.time += dt_time;
         StepReport {
             reset: false,
             contacts,
-        }
-    }
-
-    /// Moves each particle's previous position by half of what the hard pass moved it, so
-    /// half of the pass's correction carries on as velocity instead of all of it. Without
-    /// this a column whose skip-one bends want it shorter than the hard pass allows is pulled
-    /// by the relaxation and put back by the pass every step, and the velocity each put-back
-    /// leaves feeds a swing that never dies on lightly damped front edges (the hem's front
-    /// corner still whipping 15 cm at 3 Hz seconds after a sprint stops).
-    fn keep_hard_moves_as_half_velocity(&mut self) {
-        let moved = self.pos.iter().zip(&self.before_hard);
-        for (prev, (now, before)) in self.prev.iter_mut().zip(moved) {
-            *prev += (*now - *before) * HARD_MOVE_KEPT_IN_PLACE;
         }
     }
 

@@ -3,6 +3,7 @@
 
 mod determinism;
 mod extremes;
+mod free_panel;
 mod kernels;
 mod preset_fuzz;
 mod preset_schema;

@@ -4,6 +4,8 @@
 //! its upper neighbour (the searches on that sphere are in this module too). With the
 //! deformation limit on, each row is held to it sideways as soon as it is placed. Last, the
 //! safety net: a particle the pass left past its max distance is clamped again and counted.
+//! After the pass, each leader takes the reaction of the moves it made its follower take
+//! (`HardPass::react`).
 //!
 //! The pass decides where a particle goes with corrections that move continuously with the
 //! positions (never a choice between discrete alternatives), so two runs a rounding error
@@ -177,6 +179,45 @@ impl HardPass {
         // out where needed, before anything below it), so what remains is the max-distance
         // safety net.
         clamp_again(pos, input, stats);
+    }
+
+    /// The velocities the pass leaves, as dynamic follow-the-leader does (Müller, Kim and
+    /// Chentanez, "Fast Simulation of Inextensible Hair and Fur", VRIPHYS 2012): every move the
+    /// pass made (`pos` against `before`, the positions it started from) stays velocity, as any
+    /// constraint's correction does, and each leader takes the reaction of the move it made its
+    /// follower take, along the link, weighted by their masses (`falloff`, the mass ratio of a
+    /// row to the row below it), by moving its previous position in `prev`.
+    ///
+    /// The pass is follow-the-leader: each particle is put at rest length from the one above,
+    /// which does not move. The lower rows so take momentum from every correction that the
+    /// upper rows hand down, and nothing takes it back: kept as velocity, whole or in part,
+    /// those moves feed a swinging panel more energy than it started with, and it does not come
+    /// to rest. With the reaction, what a link's correction gives the follower along the link
+    /// it takes from the leader, in proportion to their masses, as a rigid link between them
+    /// would. Only the share along the link reacts: the swings within the max
+    /// distance and out of the colliders are not the link's doing. A pinned leader (the top
+    /// row) and a torn link take none.
+    pub(crate) fn react(
+        &self,
+        topo: &Topology,
+        pos: &[Vec3],
+        before: &[Vec3],
+        prev: &mut [Vec3],
+        falloff: f32,
+        cut: &[u8],
+    ) {
+        for l in &self.links {
+            let (a, b) = (l.a as usize, l.b as usize);
+            if topo.pinned[a] || cut.get(b).is_some_and(|c| c & CUT_UP != 0) {
+                continue;
+            }
+            let along = (pos[b] - pos[a]).normalize_or_zero();
+            let moved = (pos[b] - before[b]).dot(along);
+            // The follower's mass over the leader's, from the row gap as the relaxation's
+            // weights are (a steep falloff over many rows would underflow the masses).
+            let ratio = falloff.powi(topo.row(a) as i32 - topo.row(b) as i32);
+            prev[a] += along * (moved * ratio);
+        }
     }
 
     /// Column blocks `blocks` (of [`COLUMN_BLOCK`]), halved and handed to other threads; the

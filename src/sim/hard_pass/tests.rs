@@ -129,7 +129,8 @@ fn with_the_deformation_limit_the_hard_pass_keeps_rows_close_to_it_too() {
     // the limit, not always onto it.)
     let on = storm_worst_row_stretch(true);
     let off = storm_worst_row_stretch(false);
-    assert!(off > 1.8, "the storm no longer stretches the rows: {off}");
+    // Without the limit the storm must still pull rows far past the bound checked below.
+    assert!(off > 1.5, "the storm no longer stretches the rows: {off}");
     assert!(
         on <= 1.25,
         "a row stretched to {on} x rest with the limit at 1.05"
