@@ -24,7 +24,7 @@ use gltf::accessor::Dimensions;
 use gltf::animation::{Interpolation, Property};
 
 use super::clip::{BoneTrack, Clip, Track};
-use super::load::RigError;
+use super::load::{FoundRoles, RigError};
 use super::mesh::SkinnedMesh;
 use super::retarget::retarget_clips;
 use super::roles::{vrm_roles, Role, Roles, RolesError};
@@ -349,9 +349,11 @@ pub(crate) fn roles_error(src: &Source, skeleton: &Skeleton, e: RolesError) -> R
         } => RigError::MissingRoles {
             path: src.path.clone(),
             missing,
-            found: found.into_iter().map(|(r, b)| (r, name(b))).collect(),
-            by_shape,
-            shape: shape.unwrap_or_default(),
+            found: Box::new(FoundRoles {
+                roles: found.into_iter().map(|(r, b)| (r, name(b))).collect(),
+                by_shape,
+                shape: shape.unwrap_or_default(),
+            }),
             bones,
             depths,
         },

@@ -61,19 +61,15 @@ pub enum RigError {
     #[error(
         "{path}: no bone found for {}{}; name them in a bone map (the character settings file \
          beside it, or --bone-map; see docs/character-settings.md). The file's bones: {}",
-        roles_list(.missing), shape_note(.shape), .bones.join(", ")
+        roles_list(.missing), shape_note(&.found.shape), .bones.join(", ")
     )]
     MissingRoles {
         /// The file.
         path: String,
         /// The roles still missing.
         missing: Vec<Role>,
-        /// The roles that were found, each with its bone's name (for the picker).
-        found: Vec<(Role, String)>,
-        /// Those of `found` that the skeleton's shape gave.
-        by_shape: Vec<Role>,
-        /// Why the skeleton's shape gave no roles (empty when it gave some or was not read).
-        shape: String,
+        /// What was found, for the picker.
+        found: Box<FoundRoles>,
         /// Every bone of the file, for the picker.
         bones: Vec<String>,
         /// How deep each of `bones` sits below the root (the picker indents by it).
@@ -111,6 +107,17 @@ pub enum RigError {
         /// The failure's own message.
         what: String,
     },
+}
+
+/// What was found of a character's roles when some are missing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FoundRoles {
+    /// The roles that were found, each with its bone's name.
+    pub roles: Vec<(Role, String)>,
+    /// Those of `roles` that the skeleton's shape gave.
+    pub by_shape: Vec<Role>,
+    /// Why the skeleton's shape gave no roles (empty when it gave some or was not read).
+    pub shape: String,
 }
 
 /// Why the skeleton's shape did not help, as a clause of the missing-roles message.

@@ -55,7 +55,7 @@ pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
 pub use ellipsoid_fit::head_and_shoulders;
 pub(crate) use ellipsoid_fit::vertex_roles;
 pub use ellipsoid_fit::MAX_ELONGATION;
-pub use load::{Character, RigError, NATIVE_GENERATOR};
+pub use load::{Character, FoundRoles, RigError, NATIVE_GENERATOR};
 pub use mesh::{skin, SkinnedMesh};
 pub use roles::{Role, Roles};
 pub use roles_shape::BindPose;
