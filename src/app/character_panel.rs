@@ -4,7 +4,8 @@
 //! them, Save also writes them to the settings file (`<name>.cloth-character.json` beside the
 //! character, or the `--bone-map` file). When a character cannot be opened because its bone
 //! names say nothing, the same window opens to name the missing roles, so nobody writes a bone
-//! map by hand.
+//! map by hand. When roles came from the skeleton's shape instead of the names, the window
+//! opens with them marked, to accept (they go into the bone map) or change.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,8 @@ pub struct CharacterEditor {
     problem: Option<String>,
     /// The roles no bone plays yet.
     missing: Vec<Role>,
+    /// The roles whose bone the skeleton's shape gave (no name did), to confirm.
+    by_shape: Vec<Role>,
 }
 
 impl CharacterEditor {
@@ -57,6 +60,7 @@ impl CharacterEditor {
             settings,
             problem: None,
             missing: Vec::new(),
+            by_shape: Vec::new(),
         }
     }
 
@@ -82,17 +86,25 @@ impl CharacterEditor {
             .collect();
         self.problem = None;
         self.missing.clear();
+        self.by_shape = character.roles.by_shape();
     }
 
     /// Takes in why the character did not load; `false` when the error is not about roles.
     fn did_not_load(&mut self, err: &RigError) -> bool {
+        let mut found: &[(Role, String)] = &[];
+        let mut by_shape: &[Role] = &[];
         let (missing, bones, depths) = match err {
             RigError::MissingRoles {
                 missing,
+                found: f,
                 bones,
                 depths,
                 ..
-            } => (missing.clone(), bones, depths),
+            } => {
+                found = f.roles.as_slice();
+                by_shape = f.by_shape.as_slice();
+                (missing.clone(), bones, depths)
+            }
             RigError::UnknownBone {
                 role,
                 bone,
@@ -118,7 +130,9 @@ impl CharacterEditor {
         }
         self.missing = missing;
         self.bones = bones.iter().cloned().zip(depths.iter().copied()).collect();
-        self.playing.clear();
+        // What was found stays shown, so only the missing roles are left to pick.
+        self.playing = found.iter().cloned().collect();
+        self.by_shape = by_shape.to_vec();
         true
     }
 
@@ -135,6 +149,40 @@ impl CharacterEditor {
     /// The roles no bone plays yet (the window shows them first, in red).
     pub fn missing(&self) -> &[Role] {
         &self.missing
+    }
+
+    /// The roles whose bone came from the skeleton's shape, not from a name (the window marks
+    /// them, to accept or change).
+    pub fn by_shape(&self) -> &[Role] {
+        &self.by_shape
+    }
+
+    /// The bone playing `role` now, automatically or as picked (`None` while nothing does).
+    pub fn playing(&self, role: Role) -> Option<&str> {
+        self.playing.get(&role).map(String::as_str)
+    }
+
+    /// Whether the window should open by itself: roles to pick or to confirm.
+    pub fn needs_the_artist(&self) -> bool {
+        !self.missing.is_empty() || self.unconfirmed() > 0
+    }
+
+    /// How many roles found from the shape are still neither accepted nor changed.
+    fn unconfirmed(&self) -> usize {
+        self.by_shape
+            .iter()
+            .filter(|r| !self.settings.bones.contains_key(r))
+            .count()
+    }
+
+    /// Accepts the shape's bones: each role found from the shape and not picked since goes
+    /// into the bone map as the bone it plays now.
+    pub fn accept_shape(&mut self) {
+        for role in &self.by_shape {
+            if let Some(bone) = self.playing.get(role) {
+                self.settings.bones.entry(*role).or_insert(bone.clone());
+            }
+        }
     }
 
     /// Why the character does not load with the edited settings.
@@ -162,8 +210,9 @@ impl CharacterEditor {
             .default_width(420.0)
             .show(ctx, |ui| {
                 self.header(ui);
+                self.shape_notice(ui, out);
                 egui::CollapsingHeader::new("Bones")
-                    .default_open(!self.missing.is_empty())
+                    .default_open(self.needs_the_artist())
                     .show(ui, |ui| self.bone_pickers(ui));
                 if !self.scalable.is_empty() {
                     egui::CollapsingHeader::new("Collision ellipsoids")
@@ -190,6 +239,35 @@ impl CharacterEditor {
         }
     }
 
+    /// Which roles the skeleton's shape gave, with the button that accepts them.
+    fn shape_notice(&mut self, ui: &mut Ui, out: &mut Vec<Command>) {
+        let left = self.unconfirmed();
+        if left == 0 {
+            return;
+        }
+        let names: Vec<String> = self.by_shape.iter().map(|r| r.name()).collect();
+        ui.colored_label(
+            SHAPE_COLOR,
+            format!(
+                "No bone name says {left} of the roles; they were found from the skeleton's \
+                 shape: {}. Check them on the body (they are marked below), then accept them \
+                 or pick other bones.",
+                names.join(", ")
+            ),
+        );
+        let accept = ui
+            .button("Accept the bones found by shape")
+            .on_hover_text(format!(
+                "Write these bones into the bone map ({}) so the character loads with them \
+                 everywhere",
+                self.settings_path.display()
+            ));
+        if accept.clicked() {
+            self.accept_shape();
+            out.push(Command::ApplyCharacterSettings { save: true });
+        }
+    }
+
     /// One row per role: the bone that plays it, found automatically or picked.
     fn bone_pickers(&mut self, ui: &mut Ui) {
         // The roles still to pick come first, then every other role in the usual order.
@@ -211,15 +289,22 @@ impl CharacterEditor {
     }
 
     fn bone_picker(&mut self, ui: &mut Ui, role: Role) {
-        let missing = self.missing.contains(&role) && !self.settings.bones.contains_key(&role);
+        let picked = self.settings.bones.contains_key(&role);
+        let missing = self.missing.contains(&role) && !picked;
+        let by_shape = self.by_shape.contains(&role) && !picked;
         let label = role.name();
         let label_id = if missing {
             ui.colored_label(ui.visuals().error_fg_color, &label).id
+        } else if by_shape {
+            ui.colored_label(SHAPE_COLOR, &label)
+                .on_hover_text("Found from the skeleton's shape: no bone name says it")
+                .id
         } else {
             ui.label(&label).id
         };
         let shown = match (self.settings.bones.get(&role), self.playing.get(&role)) {
             (Some(b), _) => b.clone(),
+            (None, Some(b)) if by_shape => format!("by shape: {b}"),
             (None, Some(b)) => format!("automatic: {b}"),
             (None, None) if missing => "pick a bone".to_string(),
             (None, None) => "automatic".to_string(),
@@ -232,7 +317,10 @@ impl CharacterEditor {
                 let auto = !self.settings.bones.contains_key(&role);
                 if ui
                     .selectable_label(auto, "automatic")
-                    .on_hover_text("Found from the bone names (or the file's VRM roles)")
+                    .on_hover_text(
+                        "Found from the bone names (or the file's VRM roles), else from the \
+                         skeleton's shape",
+                    )
                     .clicked()
                 {
                     choice = Some(None);
@@ -344,6 +432,9 @@ impl CharacterEditor {
     }
 }
 
+/// The colour of roles found from the skeleton's shape, still to confirm.
+const SHAPE_COLOR: Color32 = Color32::from_rgb(230, 160, 60);
+
 /// The `--bone-map` the window was started with (`bone_map`: that character and its map),
 /// when `path` is that character.
 pub(super) fn bone_map_for<'a>(
@@ -377,6 +468,17 @@ pub(super) fn load_character(
         Err(e) => editor.did_not_load(e).then_some(editor),
     };
     (loaded, editor)
+}
+
+/// The status line's word on roles found from the skeleton's shape, while some are left to
+/// confirm.
+pub(super) fn shape_status(editor: &CharacterEditor) -> Option<String> {
+    let left = editor.unconfirmed();
+    (left > 0).then(|| {
+        format!(
+            "{left} role(s) found from the skeleton's shape; confirm them in the Character window"
+        )
+    })
 }
 
 impl App {
@@ -419,10 +521,17 @@ impl App {
         match load_character(path, bone_map_for(self.bone_map.as_ref(), path)) {
             (Ok(c), editor) => {
                 let scene = scene_on(Arc::new(c), &self.doc.preset, self.scene().clip_name());
-                if scene.is_ok() {
+                let ok = scene.is_ok();
+                if ok {
                     self.character_editor = editor;
                 }
                 self.play_character(scene, Some(path));
+                if let Some(note) = self.character_editor.as_ref().and_then(shape_status) {
+                    if ok {
+                        self.status = format!("Playing character {}: {note}", path.display());
+                        self.character_open = true;
+                    }
+                }
             }
             (Err(e), None) => self.error = Some(e.to_string()),
             (Err(_), Some(editor)) => {

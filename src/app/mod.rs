@@ -275,7 +275,7 @@ impl App {
         };
         let character_open = character_editor
             .as_ref()
-            .is_some_and(|e| !e.missing().is_empty());
+            .is_some_and(|e| e.needs_the_artist());
         let (preset, path) = match fits_grid(&preset, path.as_deref(), &character) {
             Ok(()) => (preset, path),
             Err(e) => {
@@ -285,10 +285,18 @@ impl App {
         };
         let scene = starting_scene(character, &preset, &persisted.clip);
         let viewport = viewport::Viewport::new(cc.gl.clone());
-        let status = viewport
-            .error()
-            .map(|e| format!("3D viewport off: {e}"))
-            .unwrap_or_default();
+        let shape = character_editor
+            .as_ref()
+            .filter(|_| character_path.is_some())
+            .and_then(character_panel::shape_status);
+        let status = [
+            viewport.error().map(|e| format!("3D viewport off: {e}")),
+            shape,
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("; ");
         let speed = if persisted.speed > 0.0 {
             persisted.speed
         } else {

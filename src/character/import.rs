@@ -14,7 +14,8 @@
 //! into the rest pose, and every clip is resampled at [`SAMPLE_RATE`]. A synthetic root bone on
 //! the ground carries the root motion: the pelvis projected on the ground, heading from the
 //! pelvis's turn about the vertical (an in-place clip has none). The settings' bone map and
-//! the VRM humanoid extension name roles the bone names do not give. The built-in clips follow
+//! the VRM humanoid extension name roles the bone names do not give, and the skeleton's shape
+//! in the file's rest pose gives those none of them name. The built-in clips follow
 //! the file's own, retargeted through the roles; one whose name the file
 //! already uses is called `builtin_<name>` (see `rig/retarget.rs`).
 
@@ -23,10 +24,11 @@ use gltf::accessor::Dimensions;
 use gltf::animation::{Interpolation, Property};
 
 use super::clip::{BoneTrack, Clip, Track};
-use super::load::RigError;
+use super::load::{FoundRoles, RigError};
 use super::mesh::{SkinnedMesh, WornMesh};
 use super::retarget::retarget_clips;
 use super::roles::{vrm_roles, Role, Roles, RolesError};
+use super::roles_shape::BindPose;
 use super::settings::CharacterSettings;
 use super::skeleton::{Bone, Skeleton};
 use super::source::Source;
@@ -117,11 +119,20 @@ pub(crate) fn import(
         .ok_or_else(|| src.err("no skin (the file has no skeleton bound to a mesh)"))?;
     let nodes = read_nodes(src, &skin)?;
     let names = bone_names(src, &nodes);
-    let roles = resolve_roles(src, &nodes, &names, settings)?;
     let world = world_matrices(&nodes, &nodes.rest);
     let ibm = inverse_binds(src, &skin, nodes.joints.len())?;
     let skinning = Skinning::new(&skin, &nodes, &world, &ibm);
     let (raw_mesh, bind_world) = read_meshes(src, &skin, &skinning, garment)?;
+    let at_rest: Vec<Vec3> = std::iter::once(Vec3::ZERO)
+        .chain(nodes.joints.iter().map(|&j| world[j].w_axis.truncate()))
+        .collect();
+    let bind = BindPose {
+        bones: &at_rest,
+        vertices: &bind_world,
+        vertex_bones: &raw_mesh.joints,
+        vertex_weights: &raw_mesh.weights,
+    };
+    let roles = resolve_roles(src, &nodes, &names, settings, &bind)?;
     let placement = place(src, &nodes, &world, &roles, &bind_world)?;
     let worn = match garment {
         Some(name) => Some(read_worn(src, &skin, &skinning, name, &placement)?),
@@ -296,12 +307,16 @@ fn build_skeleton(nodes: &Nodes, names: &[String], model: &[Frame]) -> Result<Sk
     Skeleton::new(bones)
 }
 
-/// Roles from the settings' bone map, the VRM extension and the names.
+/// Roles from the settings' bone map, the VRM extension and the names, then from the
+/// skeleton's shape in `bind`, the rest pose in the file's own space (before the placement,
+/// which needs the roles: the shape decides left and right so that the placement's facing,
+/// left × up, is the forward it read).
 fn resolve_roles(
     src: &Source,
     nodes: &Nodes,
     names: &[String],
     settings: &CharacterSettings,
+    bind: &BindPose,
 ) -> Result<Roles, RigError> {
     let bones: Vec<Bone> = names
         .iter()
@@ -317,7 +332,8 @@ fn resolve_roles(
         .into_iter()
         .filter_map(|(r, n)| Some((r, *nodes.bone_of.get(n)?.as_ref()?)))
         .collect();
-    Roles::resolve(&skeleton, &settings.bones, &vrm).map_err(|e| roles_error(src, &skeleton, e))
+    Roles::resolve(&skeleton, &settings.bones, &vrm, Some(bind))
+        .map_err(|e| roles_error(src, &skeleton, e))
 }
 
 /// A role error as the message the user sees: what is missing and the bones there are.
@@ -329,10 +345,26 @@ pub(crate) fn roles_error(src: &Source, skeleton: &Skeleton, e: RolesError) -> R
         .filter(|(b, _)| b.name != GROUND_BONE)
         .map(|(b, d)| (b.name.clone(), d))
         .unzip();
+    let name = |b: usize| {
+        skeleton
+            .bones()
+            .get(b)
+            .map_or(String::new(), |x| x.name.clone())
+    };
     match e {
-        RolesError::Missing(missing) => RigError::MissingRoles {
+        RolesError::Missing {
+            missing,
+            found,
+            by_shape,
+            shape,
+        } => RigError::MissingRoles {
             path: src.path.clone(),
             missing,
+            found: Box::new(FoundRoles {
+                roles: found.into_iter().map(|(r, b)| (r, name(b))).collect(),
+                by_shape,
+                shape: shape.unwrap_or_default(),
+            }),
             bones,
             depths,
         },

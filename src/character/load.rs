@@ -15,6 +15,7 @@ use super::ellipsoid::Ellipsoid;
 use super::ellipsoid_fit::fit_ellipsoids;
 use super::mesh::{SkinnedMesh, WornMesh};
 use super::roles::{Role, Roles};
+use super::roles_shape::BindPose;
 use super::settings::{CharacterSettings, SettingsError};
 use super::skeleton::{Bone, Skeleton};
 use super::source::Source;
@@ -58,15 +59,17 @@ pub enum RigError {
     },
     /// No bone was found for some roles: name them in a bone map.
     #[error(
-        "{path}: no bone found for {}; name them in a bone map (the character settings file \
+        "{path}: no bone found for {}{}; name them in a bone map (the character settings file \
          beside it, or --bone-map; see docs/character-settings.md). The file's bones: {}",
-        roles_list(.missing), .bones.join(", ")
+        roles_list(.missing), shape_note(&.found.shape), .bones.join(", ")
     )]
     MissingRoles {
         /// The file.
         path: String,
         /// The roles still missing.
         missing: Vec<Role>,
+        /// What was found, for the picker.
+        found: Box<FoundRoles>,
         /// Every bone of the file, for the picker.
         bones: Vec<String>,
         /// How deep each of `bones` sits below the root (the picker indents by it).
@@ -106,6 +109,26 @@ pub enum RigError {
     },
 }
 
+/// What was found of a character's roles when some are missing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FoundRoles {
+    /// The roles that were found, each with its bone's name.
+    pub roles: Vec<(Role, String)>,
+    /// Those of `roles` that the skeleton's shape gave.
+    pub by_shape: Vec<Role>,
+    /// Why the skeleton's shape gave no roles (empty when it gave some or was not read).
+    pub shape: String,
+}
+
+/// Why the skeleton's shape did not help, as a clause of the missing-roles message.
+fn shape_note(shape: &str) -> String {
+    if shape.is_empty() {
+        String::new()
+    } else {
+        format!(" (the names do not say them, nor does the skeleton's shape: {shape})")
+    }
+}
+
 fn roles_list(roles: &[Role]) -> String {
     roles
         .iter()
@@ -135,7 +158,8 @@ impl Character {
     /// Loads a character from a `.glb` or `.gltf` file with the settings beside it
     /// ([`CharacterSettings::path_beside`]) or, when `bone_map` is given, from that file.
     /// Errors (never panics) on a missing, truncated, oversized or inconsistent file, a bone
-    /// map naming a bone the file lacks, or roles no name gives; the message names the file.
+    /// map naming a bone the file lacks, or roles neither the names nor the skeleton's shape
+    /// give; the message names the file.
     pub fn open(path: impl AsRef<Path>, bone_map: Option<&Path>) -> Result<Self, RigError> {
         let path = path.as_ref();
         Self::load_with(path, &CharacterSettings::for_character(path, bone_map)?)
@@ -376,7 +400,17 @@ impl Loader<'_> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let ellipsoids = self.read_ellipsoids(doc, &nodes)?;
-        let roles = Roles::resolve(&skeleton, &settings.bones, &[])
+        // The shape's rules read the rest pose, where our files bind the mesh.
+        let mut model = Vec::new();
+        skeleton.rest_pose().compute_model(&skeleton, &mut model);
+        let at_rest: Vec<Vec3> = model.iter().map(|m| m.w_axis.truncate()).collect();
+        let bind = BindPose {
+            bones: &at_rest,
+            vertices: &mesh.positions,
+            vertex_bones: &mesh.joints,
+            vertex_weights: &mesh.weights,
+        };
+        let roles = Roles::resolve(&skeleton, &settings.bones, &[], Some(&bind))
             .map_err(|e| super::import::roles_error(self.src, &skeleton, e))?;
 
         Ok(Character {

@@ -8,9 +8,9 @@
 //! on the root node and collision ellipsoids as nodes named `ellipsoid_*` parented to bones
 //! (translation, rotation and scale: the centre, orientation and three radii in the bone's
 //! space). Any other humanoid goes through [`import`]: whatever its space, units and bone
-//! names, it comes out in the same form, with [`Roles`] naming its bones (by name, VRM or the
-//! bone map of its [`CharacterSettings`]), ellipsoids fitted to its skin, root motion from its
-//! pelvis and the built-in clips retargeted onto it.
+//! names, it comes out in the same form, with [`Roles`] naming its bones (by the bone map of
+//! its [`CharacterSettings`], VRM or name, else by the skeleton's shape), ellipsoids fitted to
+//! its skin, root motion from its pelvis and the built-in clips retargeted onto it.
 //!
 //! Spaces:
 //! - *world*: metres, right-handed, +Y up.
@@ -45,6 +45,7 @@ mod load;
 mod mesh;
 mod retarget;
 mod roles;
+mod roles_shape;
 pub mod settings;
 mod skeleton;
 mod source;
@@ -55,9 +56,10 @@ pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
 pub use ellipsoid_fit::head_and_shoulders;
 pub(crate) use ellipsoid_fit::vertex_roles;
 pub use ellipsoid_fit::MAX_ELONGATION;
-pub use load::{Character, RigError, NATIVE_GENERATOR};
+pub use load::{Character, FoundRoles, RigError, NATIVE_GENERATOR};
 pub use mesh::{skin, SkinnedMesh, WornMesh};
 pub use roles::{Role, Roles};
+pub use roles_shape::BindPose;
 pub use settings::CharacterSettings;
 pub use skeleton::{BodyAxis, Bone, Pose, Skeleton};
 pub use source::MAX_FILE_BYTES;

@@ -3,7 +3,9 @@
 //! bone names.
 //!
 //! Roles come, in this order, from the character settings' bone map, from the VRM humanoid
-//! extension, and from the bone names. Name matching splits a name into words (at separators,
+//! extension, from the bone names, and, for the roles none of those gave, from the skeleton's
+//! shape in the bind pose ([`super::roles_shape`]); [`Roles::by_shape`] says which came from
+//! the shape, so the tools can ask the artist to confirm them. Name matching splits a name into words (at separators,
 //! camel case and digits), drops namespace prefixes (`mixamorig:`, `Armature|`) and common rig
 //! prefixes (`DEF-`, `ORG-`, `CC_Base_`, `Bip01`), reads the side from a `l`/`left`/`r`/`right`
 //! word (`thigh_l`, `thigh.L`, `LeftUpLeg`, `L Thigh`), and compares the remaining words with
@@ -13,10 +15,11 @@
 //! whatever they are called; Rigify's numbered spine (`DEF-spine`, `DEF-spine.004`, ...) is
 //! recognised by its numbers.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::roles_shape::{self, BindPose};
 use super::Skeleton;
 
 /// A humanoid bone role. In files (the bone map, the ellipsoid scales) roles are written in
@@ -250,6 +253,8 @@ fn role_of_name(name: &str) -> Option<(Role, (usize, bool))> {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Roles {
     bones: BTreeMap<Role, usize>,
+    /// The roles whose bone the skeleton's shape gave.
+    by_shape: BTreeSet<Role>,
 }
 
 /// Why roles could not be resolved.
@@ -258,16 +263,31 @@ pub enum RolesError {
     /// The bone map names a bone the skeleton does not have.
     UnknownBone { role: Role, bone: String },
     /// No bone was found for these roles.
-    Missing(Vec<Role>),
+    Missing {
+        missing: Vec<Role>,
+        /// The roles that were found, with their bones.
+        found: Vec<(Role, usize)>,
+        /// Those of `found` that the skeleton's shape gave.
+        by_shape: Vec<Role>,
+        /// Why the shape gave no roles, when it was asked and gave none.
+        shape: Option<String>,
+    },
 }
 
 impl Roles {
     /// Resolves every role on `skeleton`: `map` (role → bone name, from the settings file)
-    /// first, then `given` (role → bone index, from a VRM extension), then the bone names.
+    /// first, then `given` (role → bone index, from a VRM extension), then the bone names
+    /// (with the spine, chest and hands from the hierarchy), then, for any required role
+    /// still missing and when `bind` is given, the skeleton's shape.
+    ///
+    /// Names keep priority role by role: the shape fills only roles without a bone, never
+    /// with a bone that already plays another role, and the roles already found weigh in its
+    /// search (the pelvis and limbs where they are, a limb's side from a sided role on it).
     pub fn resolve(
         skeleton: &Skeleton,
         map: &BTreeMap<Role, String>,
         given: &[(Role, usize)],
+        bind: Option<&BindPose>,
     ) -> Result<Roles, RolesError> {
         let mut bones = BTreeMap::new();
         for (&role, name) in map {
@@ -283,18 +303,59 @@ impl Roles {
         for (role, b) in by_name(skeleton) {
             bones.entry(role).or_insert(b);
         }
-        let mut roles = Roles { bones };
+        let mut roles = Roles {
+            bones,
+            by_shape: BTreeSet::new(),
+        };
         roles.spine_from_hierarchy(skeleton);
         roles.hands_from_hierarchy(skeleton);
-        let missing: Vec<Role> = Role::REQUIRED
-            .into_iter()
-            .filter(|r| !roles.bones.contains_key(r))
-            .collect();
+        let mut shape = None;
+        if let (false, Some(bind)) = (roles.missing().is_empty(), bind) {
+            match roles_shape::propose(skeleton, bind, &roles.bones) {
+                Ok(found) => roles.fill_from_shape(found),
+                Err(why) => shape = Some(why),
+            }
+            roles.spine_from_hierarchy(skeleton);
+            roles.hands_from_hierarchy(skeleton);
+        }
+        let missing = roles.missing();
         if missing.is_empty() {
             Ok(roles)
         } else {
-            Err(RolesError::Missing(missing))
+            Err(RolesError::Missing {
+                missing,
+                found: roles.iter().collect(),
+                by_shape: roles.by_shape(),
+                shape,
+            })
         }
+    }
+
+    /// The required roles without a bone.
+    fn missing(&self) -> Vec<Role> {
+        Role::REQUIRED
+            .into_iter()
+            .filter(|r| !self.bones.contains_key(r))
+            .collect()
+    }
+
+    /// Takes the shape's bone for each role that has none yet, unless that bone already plays
+    /// a role found otherwise.
+    fn fill_from_shape(&mut self, found: Vec<(Role, usize)>) {
+        let taken: BTreeSet<usize> = self.bones.values().copied().collect();
+        for (role, bone) in found {
+            if self.bones.contains_key(&role) || taken.contains(&bone) {
+                continue;
+            }
+            self.bones.insert(role, bone);
+            self.by_shape.insert(role);
+        }
+    }
+
+    /// The roles whose bone came from the skeleton's shape rather than from a name, the
+    /// bone map or VRM, in role order: the tools show them for the artist to confirm.
+    pub fn by_shape(&self) -> Vec<Role> {
+        self.by_shape.iter().copied().collect()
     }
 
     /// The chest (the bone the neck hangs from) and the spine (the middle bone between the
@@ -568,7 +629,7 @@ mod tests {
             bones.push((n[5].as_str(), Some(base + 4)));
         }
         let sk = skeleton(&bones);
-        let roles = Roles::resolve(&sk, &BTreeMap::new(), &[]).unwrap();
+        let roles = Roles::resolve(&sk, &BTreeMap::new(), &[], None).unwrap();
         let name = |r: Role| sk.bones()[roles.bone(r)].name.as_str();
         assert_eq!(name(Role::Pelvis), "DEF-spine");
         assert_eq!(name(Role::Neck), "DEF-spine.004");
@@ -578,6 +639,64 @@ mod tests {
         assert_eq!(name(Role::UpperarmL), "DEF-upper_arm.L");
         assert_eq!(name(Role::ShinR), "DEF-shin.R");
         assert_eq!(name(Role::HandR), "DEF-hand.R");
+    }
+
+    #[test]
+    fn the_shape_fills_only_the_roles_names_left_and_says_which() {
+        let mut rows = roles_shape::tests::humanoid();
+        rows[1].0 = "pelvis";
+        rows[15].0 = "thigh_l";
+        rows[16].0 = "calf_l";
+        let (sk, pos) = roles_shape::tests::rig(&rows);
+        // Without a bind pose the names alone leave roles missing.
+        let err = Roles::resolve(&sk, &BTreeMap::new(), &[], None).unwrap_err();
+        let RolesError::Missing { missing, shape, .. } = err else {
+            panic!("{err:?}")
+        };
+        assert!(
+            missing.contains(&Role::Neck) && shape.is_none(),
+            "{missing:?}"
+        );
+        let bind = BindPose {
+            bones: &pos,
+            ..BindPose::default()
+        };
+        let roles = Roles::resolve(&sk, &BTreeMap::new(), &[], Some(&bind)).unwrap();
+        let by_shape = roles.by_shape();
+        for (role, bone) in [(Role::Pelvis, 1), (Role::ThighL, 15), (Role::ShinL, 16)] {
+            assert_eq!(roles.bone(role), bone);
+            assert!(!by_shape.contains(&role), "{role:?} came from its name");
+        }
+        assert_eq!(by_shape.len(), Role::REQUIRED.len() - 3, "{by_shape:?}");
+        assert_eq!(roles.bone(Role::Neck), 4);
+        assert_eq!(roles.bone(Role::ShinR), 19);
+    }
+
+    #[test]
+    fn a_named_bone_is_never_given_a_second_role_by_the_shape() {
+        // The name says hand where the shape sees the left forearm: the name wins, and the
+        // forearm is left for the artist rather than guessed.
+        let mut rows = roles_shape::tests::humanoid();
+        rows[9].0 = "hand_l";
+        let (sk, pos) = roles_shape::tests::rig(&rows);
+        let bind = BindPose {
+            bones: &pos,
+            ..BindPose::default()
+        };
+        let err = Roles::resolve(&sk, &BTreeMap::new(), &[], Some(&bind)).unwrap_err();
+        let RolesError::Missing {
+            missing,
+            found,
+            by_shape,
+            shape,
+        } = err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(missing, [Role::ForearmL]);
+        assert!(found.contains(&(Role::HandL, 9)) && found.contains(&(Role::UpperarmL, 7)));
+        assert!(by_shape.contains(&Role::UpperarmL) && !by_shape.contains(&Role::HandL));
+        assert_eq!(shape, None);
     }
 
     #[test]

@@ -30,7 +30,8 @@ pub struct CharacterSettings {
     /// The bone for a role, by its exact name in the character file, where automatic matching
     /// finds none or the wrong one. Roles: pelvis, spine, chest, neck, head, upperarm_l/_r,
     /// forearm_l/_r, hand_l/_r, thigh_l/_r, shin_l/_r (required), upperarm_twist_l/_r,
-    /// forearm_twist_l/_r (optional). Default: empty (every role found by name).
+    /// forearm_twist_l/_r (optional). Default: empty (every role found by name, else by the
+    /// skeleton's shape).
     pub bones: BTreeMap<Role, String>,
     /// Scale of the collision ellipsoids fitted for a role, 0.5 to 2 (1 = as fitted inside
     /// the skin). Default: empty (every role 1).

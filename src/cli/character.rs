@@ -92,12 +92,32 @@ impl CharacterArgs {
 }
 
 /// The character at `path` with the settings `bone_map` (or beside it), or the built-in one
-/// when `path` is `None`.
+/// when `path` is `None`. Roles found from the skeleton's shape are named on stderr: a
+/// command never plays a guess silently.
 pub fn load_character(
     path: Option<&Path>,
     bone_map: Option<&Path>,
 ) -> Result<Arc<Character>, RigError> {
-    Character::open_or_builtin(path, bone_map).map(Arc::new)
+    let character = Character::open_or_builtin(path, bone_map)?;
+    if let (Some(path), Some(note)) = (path, shape_note(&character)) {
+        eprintln!("cloth-tuner: {}: {note}", path.display());
+    }
+    Ok(Arc::new(character))
+}
+
+/// What to tell the artist about roles found from the skeleton's shape, if any were.
+fn shape_note(character: &Character) -> Option<String> {
+    let roles = character.roles.by_shape();
+    if roles.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = roles.iter().map(|r| r.name()).collect();
+    Some(format!(
+        "no bone name says {}: found from the skeleton's shape; confirm them in the \
+         Character window (File > Character settings…) or write them in a bone map \
+         (docs/your-character.md)",
+        names.join(", ")
+    ))
 }
 
 /// A character file's stem, the prefix of its pictures' names.

@@ -7,7 +7,7 @@ use glam::Vec3;
 use serde::Serialize;
 
 use super::{find_clip, Outfit, SceneError};
-use crate::character::{Character, Clip};
+use crate::character::{Character, Clip, Role};
 use crate::garment::imported::ImportedGarment;
 use crate::preset::Preset;
 
@@ -21,6 +21,11 @@ pub const STILL_SPEED: f32 = 0.05;
 pub struct Metrics {
     pub preset: String,
     pub clip: String,
+    /// The character's roles whose bones came from its skeleton's shape because no name, bone
+    /// map or VRM gave them (`pelvis`, `upperarm_l`, ...), for the artist to confirm; absent
+    /// when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub roles_by_shape: Vec<Role>,
     /// Simulated seconds and fixed steps.
     pub seconds: f64,
     pub steps: u64,
@@ -228,6 +233,7 @@ fn measured_run(
     end: Option<f64>,
     drawing: Drawing,
 ) -> Result<Metrics, SceneError> {
+    let roles_by_shape = character.roles.by_shape();
     let mut scene = outfit.scene(character, preset, clip)?;
     let mut step_times = Vec::with_capacity(steps as usize);
     let mut frame_times = Vec::with_capacity(steps as usize);
@@ -266,6 +272,7 @@ fn measured_run(
     Ok(Metrics {
         preset: preset.name.clone(),
         clip: clip.to_string(),
+        roles_by_shape,
         seconds: scene.time(),
         steps,
         max_vertical_stretch_pct: vmax,
@@ -357,8 +364,19 @@ impl Metrics {
             }
             (Some(_), None) => "not settled by the end of the run".to_string(),
         };
+        let by_shape = if self.roles_by_shape.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = self.roles_by_shape.iter().map(|r| r.name()).collect();
+            format!(
+                "roles by shape          {} (no bone name says them: confirm them in the \
+                 Character window or a bone map)\n",
+                names.join(", ")
+            )
+        };
         format!(
             "preset {} on clip {} for {:.2} s ({} steps)\n\
+             {}\
              vertical stretch        max {:.3} %  mean {:.4} %\n\
              horizontal stretch      max {:.2} %\n\
              hem swing               peak {:.1} cm  rms {:.1} cm\n\
@@ -378,6 +396,7 @@ impl Metrics {
             self.clip,
             self.seconds,
             self.steps,
+            by_shape,
             self.max_vertical_stretch_pct,
             self.mean_vertical_stretch_pct,
             self.max_horizontal_stretch_pct,

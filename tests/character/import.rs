@@ -1,7 +1,7 @@
 //! Characters from other tools: test rigs written by the asset generator the ways other tools
-//! write a humanoid (Mixamo and Unreal names, unknown names with a bone map, 1.5 m and 2.0 m
-//! tall, centimetres, Z-up, an armature node, `.gltf` with an external buffer), each loaded
-//! through the public path (`Character::open`) and dressed in the jacket; and the bad files a
+//! write a humanoid (Mixamo and Unreal names, unknown names found by shape or by a bone map,
+//! 1.5 m and 2.0 m tall, centimetres, Z-up, an armature node, `.gltf` with an external
+//! buffer), each loaded through the public path (`Character::open`) and dressed in the jacket; and the bad files a
 //! user may open.
 
 use crate::jacket_checks;
@@ -10,7 +10,7 @@ use std::f32::consts::FRAC_PI_2;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cloth_tuner::character::{Character, CharacterSettings, RigError, Role};
+use cloth_tuner::character::{Character, CharacterSettings, Role};
 use cloth_tuner::scene::Scene;
 use cloth_tuner_assets::test_rig::{
     bone_called, test_rig_glb, test_rig_gltf, Naming, RigStyle, MAPPED_ROLES,
@@ -220,26 +220,19 @@ fn a_rotated_armature_node_is_undone() {
 }
 
 #[test]
-fn unknown_names_need_a_bone_map_which_names_the_missing_roles() {
+fn unknown_names_are_found_by_shape_and_a_bone_map_confirms_them() {
     let dir = tempfile::tempdir().unwrap();
     let style = RigStyle {
         naming: Naming::Unknown,
         ..RigStyle::default()
     };
     let path = write_rig(dir.path(), "custom.glb", &style);
-    let err = Character::open(&path, None).unwrap_err();
-    let RigError::MissingRoles { missing, bones, .. } = &err else {
-        panic!("{err}");
-    };
-    assert!(
-        missing.contains(&Role::Pelvis) && missing.contains(&Role::ShinR),
-        "{missing:?}"
-    );
-    assert!(bones.contains(&"Bone.001".to_string()), "{bones:?}");
-    let msg = err.to_string();
-    assert!(
-        msg.contains("custom.glb") && msg.contains("pelvis") && msg.contains("Bone.019"),
-        "{msg}"
+    // No name says a role: every one comes from the skeleton's shape, and says so.
+    let c = open(&path);
+    assert_eq!(c.roles.by_shape(), Role::REQUIRED.to_vec());
+    assert_eq!(
+        c.skeleton.bones()[c.roles.bone(Role::ShinR)].name,
+        bone_called(Naming::Unknown, "calf_r").unwrap()
     );
 
     // The bone map beside the file, as the tuner's picker would save it.
@@ -259,6 +252,11 @@ fn unknown_names_need_a_bone_map_which_names_the_missing_roles() {
         c.skeleton
             .find(&bone_called(Naming::Unknown, "hand_l").unwrap())
             .unwrap()
+    );
+    assert_eq!(
+        c.roles.by_shape(),
+        [],
+        "the map and the hierarchy give them all"
     );
     assert_upright(&c, 1.8, "bone map");
     assert_jacket_fits(c, "bone map");

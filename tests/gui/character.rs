@@ -1,7 +1,8 @@
 //! The tuner on the artist's own character: File > Open character… with a glTF rig written by
 //! the asset generator (Mixamo names, 1.6 m), the clip list it brings, going back to the
-//! built-in character, and a bad file that changes nothing; the Character window's bone picker
-//! for a rig whose names say nothing, and its ellipsoid scales.
+//! built-in character, and a bad file that changes nothing; the Character window for a rig
+//! whose names say nothing (the roles its shape gave, to accept or change), the bone picker
+//! for a rig with no humanoid shape, and the ellipsoid scales.
 #![cfg(feature = "gui")]
 
 use crate::common;
@@ -132,28 +133,30 @@ fn bone_called(naming: Naming, builtin: &str) -> String {
 }
 
 #[test]
-fn a_rig_with_unknown_bone_names_opens_the_picker_and_its_saved_map_loads_everywhere() {
+fn a_rig_whose_names_say_nothing_plays_with_roles_from_its_shape_to_accept_or_change() {
     let dir = tempfile::tempdir().unwrap();
     let (rig, mut h) = open_walking_rig(dir.path(), "custom.glb", Naming::Unknown);
-    let error = h.state().error().expect("an error").to_string();
-    assert!(error.contains("custom.glb"), "{error}");
+    assert_eq!(h.state().error(), None);
     assert_eq!(
         h.state().character_path(),
-        None,
-        "the mannequin still plays"
+        Some(rig.as_path()),
+        "the rig plays"
     );
     let editor = h
         .state()
         .character_editor()
-        .expect("the Character window opens");
-    assert!(
-        editor.missing().contains(&RigRole::Pelvis),
-        "{:?}",
-        editor.missing()
-    );
+        .expect("the Character window opens by itself");
+    assert_eq!(editor.by_shape(), RigRole::REQUIRED);
+    assert!(editor.missing().is_empty());
     assert_eq!(editor.character(), rig.as_path());
+    let calf = bone_called(Naming::Unknown, "calf_l");
+    assert_eq!(editor.playing(RigRole::ShinL), Some(calf.as_str()));
+    // The window says which roles came from the shape and marks each of them.
+    h.get_by_label_contains("they were found from the skeleton's shape: pelvis, spine");
+    let shown = h.get_by_role_and_label(Role::ComboBox, "shin_l").value();
+    assert_eq!(shown, Some(format!("by shape: {calf}")));
 
-    // Pick the pelvis through the window.
+    // Change one through the picker: the pelvis, picked as the artist would.
     let pelvis = bone_called(Naming::Unknown, "pelvis");
     h.get_by_role_and_label(Role::ComboBox, "pelvis").click();
     h.run();
@@ -162,22 +165,17 @@ fn a_rig_with_unknown_bone_names_opens_the_picker_and_its_saved_map_loads_everyw
     let picked = h.state().character_editor().unwrap().settings.bones.clone();
     assert_eq!(picked.get(&RigRole::Pelvis), Some(&pelvis), "{picked:?}");
 
-    // The rest as the picker would set them, then Save.
-    for (role, builtin) in test_rig::MAPPED_ROLES {
-        let role = *RigRole::REQUIRED.iter().find(|r| r.name() == role).unwrap();
-        if role == RigRole::Pelvis {
-            continue;
-        }
-        let bone = bone_called(Naming::Unknown, builtin);
-        let editor = h.state_mut().character_editor_mut().unwrap();
-        editor.settings.bones.insert(role, bone);
-    }
-    h.run();
-    h.get_by_label("Save").click();
+    // Accept the rest: they go into the bone map, which is saved beside the rig.
+    h.get_by_label("Accept the bones found by shape").click();
     h.run();
     let editor = h.state().character_editor().unwrap();
     assert_eq!(editor.problem(), None);
     assert!(!editor.is_dirty());
+    assert_eq!(editor.by_shape(), [], "every role now comes from the map");
+    assert_eq!(editor.settings.bones.len(), RigRole::REQUIRED.len());
+    assert!(h
+        .query_by_label_contains("found from the skeleton's shape")
+        .is_none());
     assert_eq!(h.state().character_path(), Some(rig.as_path()));
     assert_eq!(h.state().scene().clip_name(), "walk");
 
@@ -188,8 +186,49 @@ fn a_rig_with_unknown_bone_names_opens_the_picker_and_its_saved_map_loads_everyw
         beside
     );
     let loaded = Character::open(&rig, None).expect("the saved map resolves every role");
+    assert_eq!(loaded.roles.by_shape(), []);
     let pelvis_bone = loaded.roles.bone(RigRole::Pelvis);
     assert_eq!(loaded.skeleton.bones()[pelvis_bone].name, pelvis);
+    let shin = loaded.roles.bone(RigRole::ShinL);
+    assert_eq!(loaded.skeleton.bones()[shin].name, calf);
+}
+
+#[test]
+fn a_rig_with_no_humanoid_shape_opens_the_picker_with_the_missing_roles() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("chain.glb");
+    let style = RigStyle {
+        naming: Naming::Unknown,
+        chain: true,
+        clips: Vec::new(),
+        ..RigStyle::default()
+    };
+    std::fs::write(&rig, test_rig_glb(&style)).unwrap();
+    let mut h = harness();
+    type_path(&mut h, "Open character…", &rig);
+    let error = h.state().error().expect("an error").to_string();
+    assert!(error.contains("chain.glb"), "{error}");
+    assert_eq!(
+        h.state().character_path(),
+        None,
+        "the mannequin still plays"
+    );
+    let editor = h
+        .state()
+        .character_editor()
+        .expect("the Character window opens");
+    assert_eq!(editor.missing(), RigRole::REQUIRED);
+    assert_eq!(editor.by_shape(), []);
+    h.get_by_label_contains("No bone found for 15 role(s)");
+
+    // Pick the pelvis through the window.
+    let pelvis = bone_called(Naming::Unknown, "pelvis");
+    h.get_by_role_and_label(Role::ComboBox, "pelvis").click();
+    h.run();
+    h.get_by_label(&pelvis).click();
+    h.run();
+    let picked = h.state().character_editor().unwrap().settings.bones.clone();
+    assert_eq!(picked.get(&RigRole::Pelvis), Some(&pelvis), "{picked:?}");
 }
 
 #[test]
@@ -324,4 +363,32 @@ fn a_broken_character_at_start_plays_the_builtin_and_is_not_remembered() {
             Character::builtin().height()
         );
     }
+}
+
+#[test]
+fn a_rig_named_at_start_whose_roles_come_from_its_shape_opens_the_character_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("public.glb");
+    let style = RigStyle {
+        naming: Naming::Joints,
+        ..RigStyle::default()
+    };
+    std::fs::write(&rig, test_rig_glb(&style)).unwrap();
+    let options = cloth_tuner::app::Options {
+        character: Some(rig.clone()),
+        ..Default::default()
+    };
+    let mut h = common::paused_harness(move |cc| {
+        cloth_tuner::app::App::with_state(cc, options, Default::default())
+    });
+    h.run();
+    assert_eq!(h.state().error(), None);
+    assert_eq!(h.state().character_path(), Some(rig.as_path()));
+    let editor = h
+        .state()
+        .character_editor()
+        .expect("the Character window opens by itself");
+    assert_eq!(editor.by_shape(), RigRole::REQUIRED);
+    h.get_by_label_contains("15 role(s) found from the skeleton's shape");
+    h.get_by_label("Accept the bones found by shape");
 }
