@@ -35,6 +35,7 @@ use crate::preset::Garment as Template;
 use crate::sim::{Cloth, Collider, FabricParams, Frame};
 
 pub use layout::GridLayout;
+pub(crate) use nearest::PointGrid;
 pub use rig::{GarmentError, GarmentRig, RenderMesh, RigFrame};
 pub use torn_mesh::open_indices;
 

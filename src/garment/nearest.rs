@@ -8,7 +8,7 @@ use glam::Vec3;
 const CELLS_ALONG_LONGEST: f32 = 64.0;
 
 /// The points sorted into cubic cells.
-pub(super) struct PointGrid {
+pub(crate) struct PointGrid {
     points: Vec<Vec3>,
     origin: Vec3,
     cell: f32,
@@ -19,7 +19,7 @@ pub(super) struct PointGrid {
 }
 
 impl PointGrid {
-    pub(super) fn new(points: Vec<Vec3>) -> Self {
+    pub(crate) fn new(points: Vec<Vec3>) -> Self {
         let finite = || points.iter().filter(|p| p.is_finite());
         let lo = finite().fold(Vec3::INFINITY, |a, &p| a.min(p));
         let hi = finite().fold(Vec3::NEG_INFINITY, |a, &p| a.max(p));
@@ -57,7 +57,7 @@ impl PointGrid {
     }
 
     /// The points, in the order given.
-    pub(super) fn points(&self) -> &[Vec3] {
+    pub(crate) fn points(&self) -> &[Vec3] {
         &self.points
     }
 
@@ -76,7 +76,7 @@ impl PointGrid {
     /// around `p`'s cell until the `K`th nearest found is nearer than anything in a shell not
     /// yet taken can be: a point `s + 1` cells away along some axis is at least `s` cells
     /// away from `p`, which lies in (or, clamped, beyond) its cell.
-    pub(super) fn nearest<const K: usize>(&self, p: Vec3) -> [Option<usize>; K] {
+    pub(crate) fn nearest<const K: usize>(&self, p: Vec3) -> [Option<usize>; K] {
         let mut found: Vec<(f32, u32)> = Vec::new();
         let centre = self.cell_of(p);
         let shells = self.dims.iter().max().copied().unwrap_or(1);

@@ -69,6 +69,11 @@ pub struct Metrics {
     /// square and largest, millimetres ([`ImportedGarment::binding_error`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub binding_rms_mm: Option<f32>,
+    /// The largest share over the run of the body's vertices the garment should cover (the
+    /// torso and legs within its grid's rows and columns) that show through the drawn garment,
+    /// percent ([`super::coverage::Coverage`]); absent from a run that did not draw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skin_showing_pct: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub binding_max_mm: Option<f32>,
     /// Cloth step time, median and 99th percentile, microseconds.
@@ -244,12 +249,14 @@ fn measured_run(
     let (mut edge_sum, mut int_sum) = (0f64, 0f64);
     let (mut penetration, mut saturation_sum) = (0f32, 0f64);
     let mut binding = BindingError::default();
+    let mut showing = 0f32;
     for _ in 0..steps {
         scene.step();
         if skinned {
             // Skinned as a window drawing every step would, timed on its own.
             scene.skin_meshes();
             skin_times.push(scene.frame_stats().skin_seconds as f64);
+            showing = showing.max(scene.skin_showing_pct());
             if let Some(g) = scene.worn_as::<ImportedGarment>() {
                 binding.add(g.binding_error(scene.cloth().positions(), scene.jacket().positions));
             }
@@ -298,6 +305,7 @@ fn measured_run(
         binding_rms_mm: (binding.count > 0)
             .then(|| ((binding.sum_sq / binding.count as f64).sqrt() * 1000.0) as f32),
         binding_max_mm: (binding.count > 0).then_some(binding.max * 1000.0),
+        skin_showing_pct: skinned.then_some(showing),
         step_median_us: percentile(&mut step_times, 0.5) * 1e6,
         step_p99_us: percentile(&mut step_times, 0.99) * 1e6,
         frame_median_us: percentile(&mut frame_times, 0.5) * 1e6,

@@ -3,6 +3,7 @@
 //! mesh, skinning of the render mesh). Shared by the tuner, `simulate` and the renderer; and
 //! what is measured on it ([`metrics`], [`drift`], [`motion`]).
 
+pub mod coverage;
 pub mod drift;
 pub mod metrics;
 pub mod motion;
@@ -25,6 +26,7 @@ use crate::sim::{
     clear_point_on_sphere, push_out_all_among, swing_clear, Bounds, Cloth, Collider,
     ConstraintKind, FabricParams, FoldError, FoldLine, Frame, Shapes, StepInput, Topology,
 };
+use coverage::Coverage;
 /// Rounds of pushing a reference point out of the body and swinging it back onto the sphere
 /// around the reference above before the wider search (see [`swing_clear`]).
 const REFERENCE_SWINGS: usize = 6;
@@ -162,6 +164,8 @@ pub struct Scene {
     jacket_indices: Vec<u32>,
     /// The cloth's torn count `jacket_indices` were made for (`None`: make them again).
     indices_torn: Option<usize>,
+    /// The body's vertices the garment should cover, with the garment's that cover them.
+    coverage: Coverage,
 }
 
 impl Scene {
@@ -241,6 +245,7 @@ impl Scene {
             fold_lines: preset.fold_lines.clone(),
             jacket_indices: Vec::new(),
             indices_torn: None,
+            coverage: Coverage::default(),
         };
         scene.size_for_garment();
         scene.reset();
@@ -262,6 +267,24 @@ impl Scene {
         self.depth_bounds = Bounds::with_capacity(colliders);
         self.colliders = Vec::with_capacity(colliders + 1);
         self.frame = rig.new_frame();
+        let mut rest = Vec::new();
+        let sk = &self.character.skeleton;
+        sk.rest_pose().compute_model(sk, &mut rest);
+        let pelvis = rest[self.pelvis].w_axis;
+        self.coverage = Coverage::new(&self.character, rig, (pelvis.x, pelvis.z));
+    }
+
+    /// The body's vertices the garment should cover, with the garment's that cover them.
+    pub fn coverage(&self) -> &Coverage {
+        &self.coverage
+    }
+
+    /// The share of the body's vertices the garment should cover that show through the drawn
+    /// garment, percent ([`Coverage`]), as of the last [`Scene::skin_meshes`].
+    pub fn skin_showing_pct(&self) -> f32 {
+        debug_assert!(self.skinned, "Scene::skin_showing_pct before skin_meshes");
+        self.coverage
+            .showing_pct(&self.body_pos, &self.jacket_pos, &self.jacket_nrm)
     }
 
     /// The character.

@@ -5,6 +5,7 @@
 mod jacket_checks;
 
 mod chaos;
+mod coverage;
 mod drift;
 mod hood;
 mod imported;

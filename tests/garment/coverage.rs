@@ -1,0 +1,67 @@
+//! The drawn garment covers the body: `skin_showing_pct`, the share of the body's vertices the
+//! garment's grid should cover that show through the drawn garment.
+
+use std::sync::Arc;
+
+use cloth_tuner::character::{Character, Role};
+use cloth_tuner::preset::Preset;
+use cloth_tuner::scene::metrics::simulate;
+use cloth_tuner::scene::Scene;
+use glam::Vec3;
+
+fn preset(name: &str) -> Preset {
+    Preset::load(format!("presets/{name}.json")).unwrap()
+}
+
+#[test]
+fn the_jackets_and_the_skirt_cover_the_body_at_rest_and_on_the_walk() {
+    let character = Arc::new(Character::builtin());
+    for name in ["tweed", "down_jacket", "skirt"] {
+        let p = preset(name);
+        let mut scene = Scene::new(character.clone(), &p, "idle").unwrap();
+        scene.skin_meshes();
+        assert_eq!(scene.skin_showing_pct(), 0.0, "{name} at rest");
+        for clip in ["walk"] {
+            let m = simulate(character.clone(), &p, clip, 2.0).unwrap();
+            let showing = m.skin_showing_pct.expect("a run that draws measures it");
+            assert!(
+                showing < 2.0,
+                "{name} on the {clip}: {showing} % of the skin shows"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_body_wider_than_its_jacket_shows_through_it() {
+    let character = Arc::new(Character::builtin());
+    let mut scene = Scene::new(character, &preset("tweed"), "idle").unwrap();
+    scene.skin_meshes();
+    let axis = scene.model()[scene.character().roles.bone(Role::Pelvis)].w_axis;
+    // The body grown by two fifths about its vertical axis: it reaches through the jacket.
+    let wide: Vec<Vec3> = scene
+        .body()
+        .positions
+        .iter()
+        .map(|p| {
+            Vec3::new(
+                axis.x + (p.x - axis.x) * 1.4,
+                p.y,
+                axis.z + (p.z - axis.z) * 1.4,
+            )
+        })
+        .collect();
+    let jacket = scene.jacket();
+    let showing = scene
+        .coverage()
+        .showing_pct(&wide, jacket.positions, jacket.normals);
+    assert!(
+        showing > 20.0,
+        "only {showing} % of a wider body shows through the jacket"
+    );
+    assert!(
+        scene.coverage().len() > 1000,
+        "{} body vertices covered",
+        scene.coverage().len()
+    );
+}
