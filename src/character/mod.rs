@@ -49,6 +49,7 @@ pub mod settings;
 mod skeleton;
 mod source;
 
+pub use crate::sim::BodyAxis;
 pub use character::{Character, RigError, NATIVE_GENERATOR};
 pub use clip::{Clip, Track};
 pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
@@ -57,5 +58,5 @@ pub(crate) use ellipsoid_fit::{head_and_shoulders, vertex_roles};
 pub use mesh::{skin, SkinnedMesh};
 pub use roles::{Role, Roles};
 pub use settings::CharacterSettings;
-pub use skeleton::{BodyAxis, Bone, Pose, Skeleton};
+pub use skeleton::{Bone, Pose, Skeleton};
 pub use source::MAX_FILE_BYTES;

@@ -13,10 +13,11 @@ use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::nearest::PointGrid;
-use super::skirt::{LegBones, LegLines};
+use super::skirt::LegBones;
 use crate::character::{Character, PosedEllipsoid, Role, Roles};
 use crate::preset::Garment;
-use crate::sim::{Topology, TopologyError};
+use crate::sim::collision::closest_on_segment;
+use crate::sim::{LegLines, Topology, TopologyError};
 
 /// The shape of the jacket's simulation grid and render mesh. Rows are ellipses fitted around
 /// the body's torso and thigh ellipsoids at rest, so another character gets a jacket that fits.
@@ -374,6 +375,11 @@ impl JacketRig {
             .map(|(r, c)| surface_point(layout, &rings, c as f32, r as f32))
             .collect();
         let topology = Topology::from_grid(layout.cols, layout.rows, rest)?;
+        // The skirt is closed all round: its first and last columns are one seam.
+        let topology = match garment {
+            Garment::Skirt => topology.with_seam()?,
+            _ => topology,
+        };
 
         let pos = |b: usize| model[b].w_axis.truncate();
         let chest = model[bones.chest];
@@ -779,17 +785,6 @@ pub(super) fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
 /// The distance from `p` to the segment `a`-`b`.
 pub(super) fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
     p.distance(closest_on_segment(p, a, b))
-}
-
-/// The point of the segment `a`-`b` nearest `p` (`a` when the segment has no length).
-pub(super) fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
-    let ab = b - a;
-    let t = if ab.length_squared() > 0.0 {
-        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    a + ab * t
 }
 
 /// The body's skin at rest that the lower jacket wraps: the vertices owned by the torso, neck

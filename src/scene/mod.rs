@@ -16,13 +16,12 @@ use crate::character::{skin, BodyAxis, Character, Ellipsoid, Pose, Role};
 use crate::garment::hood::{swing_deg, HoodInput, HoodScratch, Pendulum, MAX_COLLIDERS};
 use crate::garment::jacket::{JacketError, JacketFrame, JacketLayout, JacketRig};
 use crate::garment::open_indices;
-use crate::garment::skirt::LegLines;
 use crate::preset::{Garment, Preset};
 use crate::sim::world_motion::carry;
 use crate::sim::{
     clear_point_on_sphere, push_out_all_among, swing_clear, Bounds, Cloth, Collider,
-    ConstraintKind, FabricParams, FoldError, FoldLine, Frame, Shapes, StepInput, Topology,
-    WorldMotion,
+    ConstraintKind, FabricParams, FoldError, FoldLine, Frame, LegLines, Shapes, StepInput,
+    Topology, WorldMotion,
 };
 
 /// The farthest apart two neighbouring reference points in a row may be, x their link's rest
@@ -167,12 +166,6 @@ pub struct Scene {
     jacket_indices: Vec<u32>,
     /// The cloth's torn count `jacket_indices` were made for (`None`: make them again).
     indices_torn: Option<usize>,
-    /// Per particle, the rest length of the vertical link into it ([`vertical_rest`]).
-    vertical_rest: Vec<f32>,
-    /// Per particle, the rest length of the horizontal link to its right ([`across_rest`]).
-    across_rest: Vec<f32>,
-    /// The skirt's pass after the step's scratch: which columns it moved.
-    skirt_moved: Vec<bool>,
     /// The skirt's leg lines this step (`None` for another garment).
     leg_lines: Option<LegLines>,
     /// Whether the skirt keeps out of the legs with its leg lines (on unless a test or a
@@ -272,9 +265,6 @@ impl Scene {
             drag: None,
             stats: FrameStats::default(),
             skinned: false,
-            vertical_rest: vertical_rest(n, &vertical),
-            across_rest: across_rest(n, &horizontal),
-            skirt_moved: Vec::new(),
             vertical,
             horizontal,
             fold_lines: preset.fold_lines.clone(),
@@ -359,8 +349,6 @@ impl Scene {
                 self.leg_push = vec![0.0; rig.topology.len()];
                 self.vertical = links_of(&rig, ConstraintKind::StretchVertical);
                 self.horizontal = links_of(&rig, ConstraintKind::StretchHorizontal);
-                self.vertical_rest = vertical_rest(rig.topology.len(), &self.vertical);
-                self.across_rest = across_rest(rig.topology.len(), &self.horizontal);
                 self.layout = layout;
             }
             let mut rest_model = Vec::new();
@@ -444,6 +432,7 @@ impl Scene {
             frame: self.root,
             reference: &self.references,
             colliders: &self.colliders,
+            leg_lines: None,
         });
         self.prev_offsets.fill(Vec3::ZERO);
         // The hood starts where it comes to rest: hanging straight down behind the head (from
@@ -538,26 +527,11 @@ impl Scene {
             frame: self.root,
             reference: &self.references,
             colliders: &self.colliders,
+            leg_lines: self.leg_lines.as_ref().filter(|_| self.leg_lines_on),
         };
         // The inputs come from the rig and are always finite; a refusal leaves the cloth as
         // it was for this step.
         let _ = self.cloth.step(&input);
-        if self.garment == Garment::Skirt {
-            let lines = self.leg_lines.filter(|_| self.leg_lines_on);
-            let p = self.cloth.params();
-            let hold = crate::garment::skirt::Hold {
-                rest: &self.vertical_rest,
-                across: &self.across_rest,
-                reference: &self.references,
-                body: &self.colliders[..self.body_colliders()],
-                margin: p.collision_margin,
-                sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
-            };
-            let moved = &mut self.skirt_moved;
-            self.cloth.adjust_positions(|topo, md, pos, prev| {
-                crate::garment::skirt::after_step(lines.as_ref(), topo, md, &hold, pos, prev, moved)
-            });
-        }
         let step_seconds = cloth_start.elapsed().as_secs_f32();
         self.last_root = self.root;
         self.update_bones();
@@ -1021,26 +995,6 @@ pub fn layout_for(character: &Character, garment: Garment) -> JacketLayout {
         Garment::Skirt => JacketLayout::skirt(character),
         Garment::Jacket | Garment::HoodedJacket => JacketLayout::fitted(character),
     }
-}
-
-/// Per particle, the rest length of the vertical link into it from above (0 on the top row):
-/// what the skirt's pass after the step keeps its columns at.
-fn vertical_rest(particles: usize, vertical: &[(u32, u32, f32)]) -> Vec<f32> {
-    let mut out = vec![0.0; particles];
-    for &(_, b, rest) in vertical {
-        out[b as usize] = rest;
-    }
-    out
-}
-
-/// Per particle, the rest length of the horizontal link to its right (0 on the last column):
-/// what the skirt's pass after the step holds its rows to.
-fn across_rest(particles: usize, horizontal: &[(u32, u32, f32)]) -> Vec<f32> {
-    let mut out = vec![0.0; particles];
-    for &(a, _, rest) in horizontal {
-        out[a as usize] = rest;
-    }
-    out
 }
 
 /// The links of one kind as (upper or left, lower or right, rest length), for the stretch
