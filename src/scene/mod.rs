@@ -432,7 +432,7 @@ impl Scene {
             frame: self.root,
             reference: &self.references,
             colliders: &self.colliders,
-            leg_lines: None,
+            leg_lines: self.leg_lines.as_ref().filter(|_| self.leg_lines_on),
         });
         self.prev_offsets.fill(Vec3::ZERO);
         // The hood starts where it comes to rest: hanging straight down behind the head (from

@@ -21,22 +21,20 @@
 //! 10. the hard pass ([`super::hard_pass`]): columns top-down at rest length, moving only the
 //!     lower particle, kept out of the colliders and within its max distance by swinging it
 //!     around its upper neighbour; then a particle left past its max distance is clamped again
-//!     (counted in [`ClothStats`]).
-//!
-//! After the last solver step of [`Cloth::step`], once per fixed step, for a cloth closed into
-//! a tube ([`Topology::seam`]) or given leg lines ([`StepInput::leg_lines`]), the row pass
-//! ([`super::row_pass`]; step 12 of "The step"), row by row from the top, each row in four
-//! stages:
-//! 1. the seam weld ([`super::seam`]): the row's two seam ends, position and previous
-//!    position, at their mean;
-//! 2. re-hanging and the leg lines ([`super::leg_lines`]): a particle whose upper neighbour
-//!    moved goes back to rest length from it, out of the colliders; on the lower rows each is
-//!    pushed out of the leg capsules and the web between the legs; a moved particle goes back
-//!    within its max distance, still at rest length;
-//! 3. lifting over the legs: a row link cutting through a leg capsule is moved out whole,
-//!    both ends the same way;
-//! 4. the sideways hold, with the deformation limit on: the row's links held to it as the
-//!    hard pass holds them, each end moved only along its rest-length sphere.
+//!     (counted in [`ClothStats`]);
+//! 11. the row pass ([`super::row_pass`]), for a cloth closed into a tube ([`Topology::seam`])
+//!     or given leg lines ([`StepInput::leg_lines`]): row by row from the top, each row in four
+//!     stages:
+//!     1. the seam weld ([`super::seam`]): the row's two seam ends, position and previous
+//!        position, at their mean;
+//!     2. re-hanging and the leg lines ([`super::leg_lines`]): a particle whose upper
+//!        neighbour moved goes back to rest length from it, out of the colliders; on the lower
+//!        rows each is pushed out of the leg capsules and the web between the legs; a moved
+//!        particle goes back within its max distance, still at rest length;
+//!     3. lifting over the legs: a row link cutting through a leg capsule is moved out whole,
+//!        both ends the same way;
+//!     4. the sideways hold, with the deformation limit on: the row's links held to it as the
+//!        hard pass holds them, each end moved only along its rest-length sphere.
 //!
 //! Nothing in [`Cloth::step`] allocates.
 
@@ -95,8 +93,8 @@ pub struct StepInput<'a> {
     /// Colliders in character space.
     pub colliders: &'a [Collider],
     /// The leg lines in this pose (character space), for a garment hanging over the legs (a
-    /// skirt), or `None`. With them (or on a tube, [`Topology::seam`]) the step ends with the
-    /// row pass, which keeps the rows they hold out of them.
+    /// skirt), or `None`. With them (or on a tube, [`Topology::seam`]) every solver step ends
+    /// with the row pass, which keeps the rows they hold out of them.
     pub leg_lines: Option<&'a LegLines>,
 }
 
@@ -204,7 +202,7 @@ pub struct Cloth {
     work: Vec<P4>,
     /// The vertical links top-down and the rows, for the hard pass.
     hard: HardPass,
-    /// The rest lengths per particle, for the row pass after the step.
+    /// The rest lengths per particle, for the row pass after the hard pass.
     row_pass: RowPass,
     /// Every link sorted top-down for the deformation limit, the lower end taking the whole
     /// correction (the upper one is already solved), or half each on the same row.
@@ -234,9 +232,11 @@ pub struct Cloth {
     /// Which colliders can reach which particles in this solver step.
     broad: Broad,
     last_frame: Option<Frame>,
-    /// The last step's reference points and colliders, to interpolate substeps from.
+    /// The last step's reference points, colliders and leg lines, to interpolate substeps
+    /// from.
     last_reference: Vec<Vec3>,
     last_colliders: Vec<Collider>,
+    last_leg_lines: Option<LegLines>,
     /// Scratch for one substep's interpolated inputs.
     sub_reference: Vec<Vec3>,
     sub_colliders: Vec<Collider>,
@@ -333,6 +333,7 @@ impl Cloth {
             work: vec![P4::default(); n],
             hard,
             row_pass: RowPass::new(&topo),
+            last_leg_lines: None,
             tears: Tears::new(&topo),
             edge: topo.edge.clone(),
             inv_mass: vec![0.0; n],
@@ -592,6 +593,7 @@ impl Cloth {
         self.last_reference.copy_from_slice(input.reference);
         self.last_colliders.clear();
         self.last_colliders.extend_from_slice(input.colliders);
+        self.last_leg_lines = input.leg_lines.copied();
         Ok(())
     }
 
@@ -665,10 +667,9 @@ impl Cloth {
     }
 
     /// Advances the cloth by one fixed step of `1 / timestep_hz` seconds: `substeps` solver
-    /// steps, each seeing the character's frame, the reference points and the colliders
-    /// interpolated between the last step's and this one's (linearly; rotations along the
-    /// shortest arc), then the row pass on this step's inputs where it runs (see the module
-    /// documentation). With one substep the inputs are used as given.
+    /// steps, each seeing the character's frame, the reference points, the colliders and the
+    /// leg lines interpolated between the last step's and this one's (linearly; rotations
+    /// along the shortest arc). With one substep the inputs are used as given.
     pub fn step(&mut self, input: &StepInput) -> Result<StepReport, StepError> {
         self.check_input(input)?;
         let n = self.params.substeps.max(1);
@@ -677,6 +678,7 @@ impl Cloth {
                 input.frame,
                 input.reference,
                 input.colliders,
+                input.leg_lines,
                 self.params.dt(),
                 1.0 / self.params.timestep_hz as f64,
             )
@@ -725,16 +727,21 @@ impl Cloth {
                 } else {
                     colliders.extend_from_slice(input.colliders);
                 }
-                report = self.substep(frame, &reference, &colliders, dt, dt_time);
+                let lines = match (&self.last_leg_lines, input.leg_lines) {
+                    (Some(a), Some(b)) if has_last && k < n => Some(a.lerp(b, w)),
+                    _ => input.leg_lines.copied(),
+                };
+                let lines = lines.as_ref();
+                report = self.substep(frame, &reference, &colliders, lines, dt, dt_time);
             }
             self.sub_reference = reference;
             self.sub_colliders = colliders;
             report
         };
-        self.hold_rows(input.reference, input.colliders, input.leg_lines);
         self.last_reference.copy_from_slice(input.reference);
         self.last_colliders.clear();
         self.last_colliders.extend_from_slice(input.colliders);
+        self.last_leg_lines = input.leg_lines.copied();
         self.stats.steps += 1;
         Ok(report)
     }
@@ -748,13 +755,14 @@ impl Cloth {
         frame: Frame,
         reference: &[Vec3],
         colliders: &[Collider],
+        lines: Option<&LegLines>,
         dt: f32,
         dt_time: f64,
     ) -> StepReport {
         if self.bands.is_some() {
-            rayon::scope(|_| self.stages(frame, reference, colliders, dt, dt_time))
+            rayon::scope(|_| self.stages(frame, reference, colliders, lines, dt, dt_time))
         } else {
-            self.stages(frame, reference, colliders, dt, dt_time)
+            self.stages(frame, reference, colliders, lines, dt, dt_time)
         }
     }
 
@@ -764,6 +772,7 @@ impl Cloth {
         frame: Frame,
         reference: &[Vec3],
         colliders: &[Collider],
+        lines: Option<&LegLines>,
         dt: f32,
         dt_time: f64,
     ) -> StepReport {
@@ -808,6 +817,7 @@ impl Cloth {
                 .run(&self.topo, pos, contact, stats, &input, parallel);
             self.keep_hard_moves_as_half_velocity();
         }
+        self.hold_rows(reference, colliders, lines);
         self.time += dt_time;
         StepReport {
             reset: false,

@@ -1,14 +1,14 @@
 //! The leg lines of "Cloth Physics in K.I.S.A", as plain geometry: per leg the hip-knee and
 //! knee-ankle segments with one radius a little larger than the leg (four capsules), the strip
 //! between the two legs (the web), and the vertical axis the garment hangs around. A tube
-//! hanging over the legs (a skirt) keeps its lower rows out of them in the row pass after the
-//! step ([`super::row_pass`]), and its reference points are pushed out of them the same way
+//! hanging over the legs (a skirt) keeps its lower rows out of them in the row pass after each
+//! solver step's hard pass ([`super::row_pass`]), and its reference points are pushed out of them the same way
 //! before the step ([`LegLines::push_references`]), so the max-distance sphere is centred where
 //! the cloth may be.
 //!
 //! The caller poses the lines every step from its skeleton (the hip, knee and ankle joints in
 //! character space) and passes them in [`StepInput::leg_lines`](super::StepInput::leg_lines),
-//! the way it passes the colliders.
+//! the way it passes the colliders; substeps see them interpolated as they see the colliders.
 
 use glam::{Mat4, Vec3};
 
@@ -348,6 +348,22 @@ impl LegLines {
         p
     }
 
+    /// The lines `w` of the way from `self` to `to`, for a substep: the joints, the radius and
+    /// the axis's centre linearly, its directions linearly then normalised (`to`'s where that
+    /// is degenerate); `to`'s rows.
+    pub(crate) fn lerp(&self, to: &LegLines, w: f32) -> LegLines {
+        let (a, b) = (self.joints(), to.joints());
+        let joints = [0, 1].map(|s| [0, 1, 2].map(|k| a[s][k].lerp(b[s][k], w)));
+        let (p, q) = (self.axis, to.axis);
+        let axis = BodyAxis {
+            centre: p.centre.lerp(q.centre, w),
+            up: p.up.lerp(q.up, w).normalize_or(q.up),
+            forward: p.forward.lerp(q.forward, w).normalize_or(q.forward),
+        };
+        let radius = self.radius + (to.radius - self.radius) * w;
+        LegLines::new(joints, radius, axis, to.rows)
+    }
+
     /// Whether row `r` of `rows` is one the lines push out of the legs
     /// ([`LegRows::push_from`]).
     pub(crate) fn pushes_row(&self, r: usize, rows: usize) -> bool {
@@ -517,6 +533,28 @@ pub(crate) mod tests {
         // A link beside the legs cuts nothing.
         let (p, q) = (Vec3::new(-0.35, 0.6, 0.0), Vec3::new(-0.35, 0.6, -0.1));
         assert_eq!(lines.link_depth(p, q), None);
+    }
+
+    #[test]
+    fn lines_between_two_poses_go_through_the_poses_between() {
+        let raised = raised_right_thigh();
+        let leg = |x: f32| [0.85, 0.45, 0.05].map(|y| Vec3::new(x, y, 0.0));
+        let hanging = LegLines::new(
+            [leg(0.09), leg(-0.09)],
+            0.12,
+            raised.axis(),
+            LegRows::default(),
+        );
+        assert_eq!(raised.lerp(&hanging, 1.0).joints(), hanging.joints());
+        let half = raised.lerp(&hanging, 0.5);
+        for (side, leg) in half.joints().iter().enumerate() {
+            for (k, p) in leg.iter().enumerate() {
+                let want = raised.joints()[side][k].lerp(hanging.joints()[side][k], 0.5);
+                assert_eq!(*p, want);
+            }
+        }
+        assert!((half.radius() - 0.11).abs() < 1e-6);
+        assert_eq!(half.rows(), hanging.rows());
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! [`Cloth::step`] at the fabric's fixed rate ([`FixedStep`] turns frame times into steps) with
 //! the character's world [`Frame`], each particle's reference point (its rest position skinned
 //! to the character) and the [`Collider`]s. A garment closed into a tube
-//! ([`Topology::with_seam`]) or hanging over the legs ([`LegLines`]) ends each step with the
-//! row pass. `docs/preset-format.md` describes the step.
+//! ([`Topology::with_seam`]) or hanging over the legs ([`LegLines`]) ends each solver step
+//! with the row pass. `docs/preset-format.md` describes the step.
 //!
 //! ```
 //! use cloth_tuner::sim::{Cloth, Collider, FabricParams, FixedStep, Frame, StepInput, Topology};

@@ -1,4 +1,4 @@
-//! The row pass, the last stage of a step for a cloth closed into a tube
+//! The row pass, the last stage of every solver step for a cloth closed into a tube
 //! ([`Topology::seam`]) or given leg lines ([`StepInput::leg_lines`](super::StepInput)): row
 //! by row from the top, after the hard pass,
 //! 1. the seam weld ([`super::seam`]): the row's two seam ends at their mean;
@@ -49,7 +49,7 @@ const SWINGS: usize = 4;
 /// Rounds of pushing a particle out of the leg lines and swinging it back onto its sphere.
 const LEG_PUSH_ROUNDS: usize = 8;
 
-/// What the row pass holds the particles to in this step.
+/// What the row pass holds the particles to in this solver step.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RowInput<'a> {
     /// Each particle's reference point (the centre of its max-distance sphere).

@@ -1,4 +1,4 @@
-//! The seam weld, the first stage of each row in the row pass after the step
+//! The seam weld, the first stage of each row in the row pass after the hard pass
 //! ([`super::row_pass`]). A grid closed into a tube ([`Topology::with_seam`], a skirt) has its
 //! first and last columns on one seam: they start at the same place and carry no link between
 //! them, so each column is solved on its own and the two drift apart. On every row whose ends
@@ -16,7 +16,7 @@ const SEAM_TOLERANCE: f32 = 1e-4;
 
 impl Topology {
     /// This grid closed into a tube: its first and last columns one seam, welded after every
-    /// step (the first stage of the row pass, see [`Cloth`](super::Cloth)). They must share their rest positions (within 0.1 mm) on every
+    /// solver step (the first stage of the row pass, see [`Cloth`](super::Cloth)). They must share their rest positions (within 0.1 mm) on every
     /// row; a grid whose ends are apart is refused and changes nothing.
     pub fn with_seam(mut self) -> Result<Self, TopologyError> {
         let cols = self.cols;

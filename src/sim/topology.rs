@@ -116,7 +116,7 @@ pub struct Topology {
     pub triangles: Vec<[u32; 3]>,
     /// Whether the first and last columns are one seam, closing the grid into a tube (a
     /// skirt): they share their rest positions, carry no link between them and are welded
-    /// in the row pass after every step (see [`Cloth`](super::Cloth)). Off for a grid as built; see
+    /// in the row pass after every solver step (see [`Cloth`](super::Cloth)). Off for a grid as built; see
     /// [`Topology::with_seam`].
     pub seam: bool,
 }
