@@ -94,6 +94,7 @@ fn settle_with(
             },
             reference: &rest,
             colliders: &[],
+            leg_lines: None,
         };
         cloth.step(&input).unwrap();
         if swing && k >= steps / 2 {
@@ -110,6 +111,7 @@ fn settle_with(
         frame: Frame::IDENTITY,
         reference: &rest,
         colliders: &[],
+        leg_lines: None,
     };
     (stretch, median_step(&mut cloth, &input, 0.2))
 }
@@ -202,6 +204,7 @@ fn settled(n: usize, iterations: u32, order: SolveOrder, kernel: Kernel) -> (Clo
         frame: Frame::IDENTITY,
         reference: &rest,
         colliders: &[],
+        leg_lines: None,
     };
     for _ in 0..120 {
         cloth.step(&input).unwrap();
@@ -234,6 +237,7 @@ fn kernels(selected: &dyn Fn(&str) -> bool) {
                 frame: Frame::IDENTITY,
                 reference: &rest,
                 colliders: &[],
+                leg_lines: None,
             };
             let (fastest, median) = step_times(&mut cloth, &input, 0.4);
             let (base_fastest, base_median) = *scalar.get_or_insert((fastest, median));
@@ -282,6 +286,7 @@ fn large_cloth() {
                 frame: Frame::IDENTITY,
                 reference: &rest,
                 colliders: &[],
+                leg_lines: None,
             };
             let (fastest, median) = step_times(&mut cloth, &input, 2.0);
             (
@@ -336,6 +341,7 @@ fn main() {
                 frame: Frame::IDENTITY,
                 reference: &rest,
                 colliders: &[],
+                leg_lines: None,
             };
             // Settle first, so the timing is of a cloth in its working state.
             for _ in 0..120 {

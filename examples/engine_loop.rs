@@ -87,6 +87,7 @@ fn main() -> Result<(), Box<dyn Error>> {
                 frame,
                 reference: &reference,
                 colliders: &colliders,
+                leg_lines: None,
             })?;
             if report.reset {
                 println!("t = {t:.3} s: the cloth exploded and was reset");

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use cloth_tuner::preset::Preset;
-use cloth_tuner::sim::{Cloth, Collider, Frame, SolveOrder, StepInput, Topology, BAND_ROWS};
+use cloth_tuner::sim::{
+    BodyAxis, Cloth, Collider, Frame, LegLines, LegRows, SolveOrder, StepInput, Topology, BAND_ROWS,
+};
 use glam::{Quat, Vec3};
 
 struct Counting;
@@ -86,6 +88,7 @@ fn stepping_allocates_nothing() {
                 frame,
                 reference: &rest,
                 colliders: &colliders,
+                leg_lines: None,
             };
             cloth.step(&input).unwrap();
             // Live parameter changes are allocation-free too.
@@ -94,6 +97,56 @@ fn stepping_allocates_nothing() {
         }
         assert_eq!(allocations() - before, 0, "{preset}: the step allocated");
     }
+}
+
+#[test]
+fn the_row_pass_allocates_nothing() {
+    // The skirt's knobs on a 17 x 10 tube closed by a seam, its legs striding under it: the
+    // seam weld, the leg lines and the sideways hold after every step.
+    let _counting = COUNTING_ALL.lock().unwrap_or_else(|e| e.into_inner());
+    let params = Preset::load("presets/skirt.json").unwrap().params;
+    let (cols, rows) = (17, 10);
+    let rest: Vec<Vec3> = (0..rows)
+        .flat_map(|r| {
+            (0..cols).map(move |c| {
+                let a = std::f32::consts::TAU * c as f32 / (cols - 1) as f32;
+                let radius = 0.2 + 0.01 * r as f32;
+                Vec3::new(radius * a.sin(), 1.0 - 0.05 * r as f32, radius * a.cos())
+            })
+        })
+        .collect();
+    let topo = Topology::from_grid(cols, rows, rest.clone())
+        .unwrap()
+        .with_seam()
+        .unwrap();
+    let mut cloth = Cloth::new(topo, &params);
+    let axis = BodyAxis {
+        centre: Vec3::new(0.0, 1.0, 0.0),
+        up: Vec3::Y,
+        forward: Vec3::Z,
+    };
+    let rows = LegRows {
+        push_from: 0.5,
+        lift_from: 0.3,
+    };
+    let before = allocations();
+    for step in 0..300 {
+        let swing = (step as f32 * 0.1).sin() * 0.6;
+        let leg = |x: f32, s: f32| {
+            let hip = Vec3::new(x, 0.95, 0.0);
+            let knee = hip + Quat::from_rotation_x(-s) * Vec3::new(0.0, -0.45, 0.0);
+            [hip, knee, knee + Vec3::new(0.0, -0.45, 0.0)]
+        };
+        let lines = LegLines::new([leg(0.09, swing), leg(-0.09, -swing)], 0.08, axis, rows);
+        let input = StepInput {
+            frame: Frame::new(Quat::IDENTITY, Vec3::new(0.0, 0.0, step as f32 * 0.03)),
+            reference: &rest,
+            colliders: &[],
+            leg_lines: Some(&lines),
+        };
+        cloth.step(&input).unwrap();
+    }
+    assert_eq!(allocations() - before, 0, "the row pass allocated");
 }
 
 #[test]
@@ -128,6 +181,7 @@ fn the_banded_step_on_several_threads_allocates_nothing() {
                 frame,
                 reference: &rest,
                 colliders: &colliders,
+                leg_lines: None,
             };
             cloth.step(&input).unwrap();
         };
@@ -168,6 +222,7 @@ fn tearing_allocates_nothing_when_links_tear_or_are_mended() {
             frame: Frame::IDENTITY,
             reference: &reference,
             colliders: &[],
+            leg_lines: None,
         };
         cloth.step(&input).unwrap();
     }

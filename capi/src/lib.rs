@@ -453,6 +453,7 @@ fn step_once(c: &mut CtCloth, frame: Frame) -> Result<(), (CtStatus, String)> {
             frame,
             reference: &c.reference,
             colliders: &c.colliders,
+            leg_lines: None,
         })
         .map_err(|e| (CtStatus::InvalidArgument, e.to_string()))?;
     c.contacts = report.contacts;

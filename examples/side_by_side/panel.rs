@@ -111,6 +111,7 @@ pub fn run_ours(params: &FabricParams, m: &Motion) -> Vec<Vec<Vec3>> {
                 frame: Frame::IDENTITY,
                 reference: &reference,
                 colliders: &[],
+                leg_lines: None,
             };
             cloth.step(&input).expect("valid input");
             cloth.positions().to_vec()

@@ -51,6 +51,7 @@ mod skeleton;
 mod source;
 mod worn;
 
+pub use crate::sim::BodyAxis;
 pub use clip::{Clip, Track};
 pub use ellipsoid::{Ellipsoid, PosedEllipsoid};
 pub use ellipsoid_fit::head_and_shoulders;
@@ -61,6 +62,6 @@ pub use mesh::{skin, SkinnedMesh, WornMesh};
 pub use roles::{Role, Roles};
 pub use roles_shape::BindPose;
 pub use settings::CharacterSettings;
-pub use skeleton::{BodyAxis, Bone, Pose, Skeleton};
+pub use skeleton::{Bone, Pose, Skeleton};
 pub use source::MAX_FILE_BYTES;
 pub use worn::BIND_TOLERANCE_M;

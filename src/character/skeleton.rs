@@ -1,6 +1,6 @@
 //! Bones, their hierarchy and poses.
 
-use glam::{Mat4, Vec3};
+use glam::Mat4;
 
 use crate::sim::Frame;
 
@@ -141,34 +141,5 @@ impl Pose {
             };
             out.push(model);
         }
-    }
-}
-
-/// A garment's vertical axis through the pelvis: the joint, its up and its forward direction
-/// in a pose. Reference points and skirt rows leave the legs outward from it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct BodyAxis {
-    /// The pelvis joint, character space.
-    pub centre: Vec3,
-    /// The pelvis's up direction.
-    pub up: Vec3,
-    /// The pelvis's forward direction: outward for a point on the axis.
-    pub forward: Vec3,
-}
-
-impl BodyAxis {
-    /// The axis of the pelvis's model matrix `pelvis`.
-    pub fn of_pelvis(pelvis: Mat4) -> Self {
-        Self {
-            centre: pelvis.w_axis.truncate(),
-            up: pelvis.y_axis.truncate().normalize_or(Vec3::Y),
-            forward: pelvis.z_axis.truncate().normalize_or(Vec3::Z),
-        }
-    }
-
-    /// The horizontal direction from the axis out to `p` (`forward` where `p` is on it).
-    pub fn outward(&self, p: Vec3) -> Vec3 {
-        let d = p - self.centre;
-        (d - self.up * d.dot(self.up)).normalize_or(self.forward)
     }
 }

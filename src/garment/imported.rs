@@ -642,6 +642,10 @@ impl ImportedCut<'_> {
 }
 
 impl Tailor for ImportedCut<'_> {
+    fn closed(&self) -> bool {
+        self.grid.closed
+    }
+
     fn reference_binding(&self, _rig: &GarmentRig, i: usize, _p: Vec3, _depth: f32) -> Binding {
         self.grid.bindings[i]
     }

@@ -32,7 +32,7 @@ use glam::{Mat4, Vec3};
 
 use crate::character::{Character, Ellipsoid};
 use crate::preset::Garment as Template;
-use crate::sim::{Cloth, Collider, FabricParams, Frame};
+use crate::sim::{Cloth, FabricParams, Frame, LegLines};
 
 pub use layout::GridLayout;
 pub(crate) use nearest::PointGrid;
@@ -95,8 +95,8 @@ impl Body {
 
 /// A garment on one character. Built once ([`dress`]); each step the scene calls
 /// [`Garment::pose`], then [`Garment::keep_references`] once the reference points are out of
-/// the body, then [`Garment::before_cloth`], the cloth's step and [`Garment::after_cloth`];
-/// [`Garment::skin`] when the garment is drawn.
+/// the body, then [`Garment::before_cloth`] and the cloth's step with the garment's
+/// [`Garment::leg_lines`]; [`Garment::skin`] when the garment is drawn.
 pub trait Garment: Any + Send + Sync {
     /// The preset's name for this garment when it is one of the templates (`None`: the
     /// artist's own, [`imported::ImportedGarment`]).
@@ -128,9 +128,11 @@ pub trait Garment: Any + Send + Sync {
     /// What the garment does in a step before the cloth's (the hood's pendulum).
     fn before_cloth(&mut self, _posed: &Posed, _frame: &mut RigFrame) {}
 
-    /// What the garment does in a step after the cloth's: `references` this step's reference
-    /// points, `body` this step's body colliders.
-    fn after_cloth(&mut self, _cloth: &mut Cloth, _references: &[Vec3], _body: &[Collider]) {}
+    /// The leg lines the cloth keeps this step's lower rows out of (the skirt's), for its
+    /// step input ([`crate::sim::StepInput::leg_lines`]).
+    fn leg_lines(&self) -> Option<&LegLines> {
+        None
+    }
 
     /// Skins the render mesh for drawing into `pos` and `nrm` (resized once).
     fn skin(&mut self, frame: &RigFrame, _cloth: &Cloth, pos: &mut Vec<Vec3>, nrm: &mut Vec<Vec3>) {

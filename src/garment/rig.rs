@@ -11,6 +11,7 @@ use glam::{Mat4, Vec3};
 use super::layout::{surface_normal, surface_point, GridLayout, Ring};
 use super::nearest::PointGrid;
 use crate::character::{Character, Role, Roles};
+use crate::sim::collision::closest_on_segment;
 use crate::sim::{Topology, TopologyError};
 
 /// Errors building a garment for a character.
@@ -178,6 +179,12 @@ pub(super) trait Tailor {
     /// ([`add_shells`]) and its other parts.
     fn add_parts(&self, rig: &GarmentRig, rings: &[Ring], skin: &RestSkin, m: &mut RenderMesh);
 
+    /// Whether the grid closes round the body: its first and last columns are one seam, welded
+    /// by the cloth ([`Topology::with_seam`]).
+    fn closed(&self) -> bool {
+        false
+    }
+
     /// Where render vertex `v` lies on the simulation grid, as (column, row) coordinates, when
     /// it is on the grid's surface; by default the two shells [`add_shells`] made first.
     fn grid_coords(&self, rig: &GarmentRig, v: u32) -> Option<(f32, f32)> {
@@ -249,6 +256,11 @@ impl GarmentRig {
         tailor: &dyn Tailor,
     ) -> Result<Self, GarmentError> {
         let topology = Topology::from_grid(layout.cols, layout.rows, rest)?;
+        let topology = if tailor.closed() {
+            topology.with_seam()?
+        } else {
+            topology
+        };
         let mut rest_drivers = model.to_vec();
         rest_drivers.extend_from_slice(extra_rest);
         let rest_drivers_inv: Vec<Mat4> = rest_drivers.iter().map(|m| m.inverse()).collect();
@@ -494,17 +506,6 @@ pub(super) fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
 /// The distance from `p` to the segment `a`-`b`.
 pub(super) fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
     p.distance(closest_on_segment(p, a, b))
-}
-
-/// The point of the segment `a`-`b` nearest `p` (`a` when the segment has no length).
-pub(super) fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
-    let ab = b - a;
-    let t = if ab.length_squared() > 0.0 {
-        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    a + ab * t
 }
 
 /// The body's skin at rest with the bones each vertex follows: render-mesh parts that lie on

@@ -16,7 +16,7 @@ use glam::{Mat4, Vec3};
 use crate::character::{skin, BodyAxis, Character, Pose, Role};
 use crate::garment::hood::HoodedJacket;
 use crate::garment::imported::ImportedGarment;
-use crate::garment::skirt::{LegLines, Skirt};
+use crate::garment::skirt::Skirt;
 use crate::garment::{
     dress, fitted_layout, open_indices, Garment, GarmentError, GarmentRig, GridLayout, Posed,
     RigFrame,
@@ -24,7 +24,8 @@ use crate::garment::{
 use crate::preset::{Garment as Template, Preset};
 use crate::sim::{
     clear_point_on_sphere, push_out_all_among, swing_clear, Bounds, Cloth, Collider,
-    ConstraintKind, FabricParams, FoldError, FoldLine, Frame, Shapes, StepInput, Topology,
+    ConstraintKind, FabricParams, FoldError, FoldLine, Frame, LegLines, Shapes, StepInput,
+    Topology,
 };
 use coverage::Coverage;
 /// Rounds of pushing a reference point out of the body and swinging it back onto the sphere
@@ -404,7 +405,7 @@ impl Scene {
     /// The skirt's leg lines this step, whether or not they are on (`None` for another
     /// garment).
     pub fn leg_lines(&self) -> Option<LegLines> {
-        self.worn_as::<Skirt>().map(Skirt::leg_lines)
+        self.worn_as::<Skirt>().map(Skirt::lines)
     }
 
     /// Turns the skirt's leg lines on or off (on by default; no effect on another garment):
@@ -443,6 +444,7 @@ impl Scene {
             frame: self.root,
             reference: &self.references,
             colliders: &self.colliders,
+            leg_lines: self.garment.leg_lines(),
         });
         self.prev_offsets.fill(Vec3::ZERO);
         let posed = Posed {
@@ -518,13 +520,11 @@ impl Scene {
             frame: self.root,
             reference: &self.references,
             colliders: &self.colliders,
+            leg_lines: self.garment.leg_lines(),
         };
         // The inputs come from the rig and are always finite; a refusal leaves the cloth as
         // it was for this step.
         let _ = self.cloth.step(&input);
-        let body = &self.colliders[..self.body_colliders()];
-        self.garment
-            .after_cloth(&mut self.cloth, &self.references, body);
         let step_seconds = cloth_start.elapsed().as_secs_f32();
         self.last_root = self.root;
         self.update_bones();

@@ -559,9 +559,11 @@ fn push_out_holding(
     (p, touched)
 }
 
-/// [`crate::sim::push_out_all`] with the [`Bounds`] of `colliders` at hand (from
+/// [`crate::sim::collision::push_out_all`] with the [`Bounds`] of `colliders` at hand (from
 /// [`Bounds::update`] with the same colliders and margin; others are ignored): the same point,
 /// each sweep testing four colliders at a time.
+// Used by the rig alone (`sim` re-exports it to the crate with the `rig` feature).
+#[cfg_attr(not(feature = "rig"), allow(dead_code))]
 pub fn push_out_all_among(
     colliders: &[Collider],
     bounds: &Bounds,
@@ -575,6 +577,8 @@ pub fn push_out_all_among(
 
 /// [`push_out_all_among`] over the colliders whose bit is set in `mask` (bit `k`: collider
 /// `k`), in order, as sweeps of [`Collider::push_out`] over just those would.
+// Used by the rig alone (`sim` re-exports it to the crate with the `rig` feature).
+#[cfg_attr(not(feature = "rig"), allow(dead_code))]
 pub fn push_out_masked(
     colliders: &[Collider],
     bounds: &Bounds,
@@ -637,7 +641,7 @@ fn push_out_one_by_one(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::push_out_all;
+    use crate::sim::collision::push_out_all;
     use glam::Quat;
 
     /// Pseudo-random numbers in [0, 1), the same every run.

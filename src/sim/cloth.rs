@@ -22,7 +22,20 @@
 //!     lower particle, kept out of the colliders and within its max distance by swinging it
 //!     around its upper neighbour; then a particle left past its max distance is clamped again
 //!     (counted in [`ClothStats`]); its moves stay velocity, and each leader takes the reaction
-//!     of its follower's move (dynamic follow-the-leader).
+//!     of its follower's move (dynamic follow-the-leader);
+//! 11. the row pass ([`super::row_pass`]), for a cloth closed into a tube ([`Topology::seam`])
+//!     or given leg lines ([`StepInput::leg_lines`]): row by row from the top, each row in four
+//!     stages:
+//!     1. the seam weld ([`super::seam`]): the row's two seam ends, position and previous
+//!        position, at their mean;
+//!     2. re-hanging and the leg lines ([`super::leg_lines`]): a particle whose upper
+//!        neighbour moved goes back to rest length from it, out of the colliders; on the lower
+//!        rows each is pushed out of the leg capsules and the web between the legs; a moved
+//!        particle goes back within its max distance, still at rest length;
+//!     3. lifting over the legs: a row link cutting through a leg capsule is moved out whole,
+//!        both ends the same way;
+//!     4. the sideways hold, with the deformation limit on: the row's links held to it as the
+//!        hard pass holds them, each end moved only along its rest-length sphere.
 //!
 //! Nothing in [`Cloth::step`] allocates.
 
@@ -32,10 +45,12 @@ use super::bands::{Bands, PARALLEL_MIN_PARTICLES};
 use super::broad::{push_out_each, Broad};
 use super::collision::Collider;
 use super::hard_pass::{HardInput, HardPass};
+use super::leg_lines::LegLines;
 use super::limit::limit_stretch;
 use super::painted::painted_or_curve;
 use super::params::FabricParams;
 use super::relax::{pad, relax, unpad, Kernel, LinkList, Proj, LANES, P4};
+use super::row_pass::{RowInput, RowPass};
 use super::tear::{Tears, CUT_UP};
 use super::topology::{interleave, ConstraintKind, Link, Topology};
 use super::wind::{rest_shares, steady_wind, triangle_wind, Air, Gust, WindMesh, WindScratch};
@@ -65,8 +80,9 @@ const PASS_MAX_LINKS: usize = 1 << 13;
 /// 64 x 64 at 5 passes runs slower as one list than pass by pass).
 const RUN_MAX_LINKS: usize = 1 << 16;
 
-/// What drives one step: the character's frame and pose, and the colliders. All in character
-/// space except `frame`, which places the character in the world.
+/// What drives one step: the character's frame and pose, the colliders and, for a garment over
+/// the legs, the leg lines. All in character space except `frame`, which places the character
+/// in the world.
 #[derive(Clone, Copy, Debug)]
 pub struct StepInput<'a> {
     /// The character's world frame at the end of this step.
@@ -77,6 +93,10 @@ pub struct StepInput<'a> {
     pub reference: &'a [Vec3],
     /// Colliders in character space.
     pub colliders: &'a [Collider],
+    /// The leg lines in this pose (character space), for a garment hanging over the legs (a
+    /// skirt), or `None`. With them (or on a tube, [`Topology::seam`]) every solver step ends
+    /// with the row pass, which keeps the rows they hold out of them.
+    pub leg_lines: Option<&'a LegLines>,
 }
 
 /// Why a step was refused. The cloth is left as it was.
@@ -99,6 +119,9 @@ pub enum StepError {
     /// A collider (this index) has a non-finite or non-positive size.
     #[error("collider {0} has a non-finite or non-positive size")]
     BadCollider(usize),
+    /// The leg lines have a non-finite number or a negative radius.
+    #[error("the leg lines have a non-finite number or a negative radius")]
+    BadLegLines,
 }
 
 /// Counters the caller can read to see what the safety nets did.
@@ -176,6 +199,8 @@ pub struct Cloth {
     work: Vec<P4>,
     /// The vertical links top-down and the rows, for the hard pass.
     hard: HardPass,
+    /// The rest lengths per particle, for the row pass after the hard pass.
+    row_pass: RowPass,
     /// Every link sorted top-down for the deformation limit, the lower end taking the whole
     /// correction (the upper one is already solved), or half each on the same row.
     limit: Vec<Proj>,
@@ -204,9 +229,11 @@ pub struct Cloth {
     /// Which colliders can reach which particles in this solver step.
     broad: Broad,
     last_frame: Option<Frame>,
-    /// The last step's reference points and colliders, to interpolate substeps from.
+    /// The last step's reference points, colliders and leg lines, to interpolate substeps
+    /// from.
     last_reference: Vec<Vec3>,
     last_colliders: Vec<Collider>,
+    last_leg_lines: Option<LegLines>,
     /// Scratch for one substep's interpolated inputs.
     sub_reference: Vec<Vec3>,
     sub_colliders: Vec<Collider>,
@@ -302,6 +329,8 @@ impl Cloth {
             kernel: Kernel::best(),
             work: vec![P4::default(); n],
             hard,
+            row_pass: RowPass::new(&topo),
+            last_leg_lines: None,
             tears: Tears::new(&topo),
             edge: topo.edge.clone(),
             inv_mass: vec![0.0; n],
@@ -561,6 +590,7 @@ impl Cloth {
         self.last_reference.copy_from_slice(input.reference);
         self.last_colliders.clear();
         self.last_colliders.extend_from_slice(input.colliders);
+        self.last_leg_lines = input.leg_lines.copied();
         Ok(())
     }
 
@@ -591,22 +621,6 @@ impl Cloth {
         Ok(())
     }
 
-    /// Lets a garment's own pass move the particles after a step (after the hard pass): `f`
-    /// gets the grid, the max distances, the current and the previous positions. What it
-    /// leaves is the state the next step starts from; it must keep pinned particles where
-    /// they are.
-    pub fn adjust_positions(
-        &mut self,
-        f: impl FnOnce(&Topology, &[f32], &mut [Vec3], &mut [Vec3]),
-    ) {
-        f(
-            &self.topo,
-            &self.max_distance,
-            &mut self.pos,
-            &mut self.prev,
-        );
-    }
-
     /// Moves one free particle to `target` (character space) keeping its previous position, so
     /// the move carries on as velocity: a mouse drag. Pinned particles, out-of-range indices
     /// and non-finite targets are ignored.
@@ -630,6 +644,9 @@ impl Cloth {
         if let Some(i) = input.colliders.iter().position(|c| !c.is_valid()) {
             return Err(StepError::BadCollider(i));
         }
+        if input.leg_lines.is_some_and(|l| !l.is_valid()) {
+            return Err(StepError::BadLegLines);
+        }
         Ok(())
     }
 
@@ -647,9 +664,9 @@ impl Cloth {
     }
 
     /// Advances the cloth by one fixed step of `1 / timestep_hz` seconds: `substeps` solver
-    /// steps, each seeing the character's frame, the reference points and the colliders
-    /// interpolated between the last step's and this one's (linearly; rotations along the
-    /// shortest arc). With one substep the inputs are used as given.
+    /// steps, each seeing the character's frame, the reference points, the colliders and the
+    /// leg lines interpolated between the last step's and this one's (linearly; rotations
+    /// along the shortest arc). With one substep the inputs are used as given.
     pub fn step(&mut self, input: &StepInput) -> Result<StepReport, StepError> {
         self.check_input(input)?;
         let n = self.params.substeps.max(1);
@@ -658,6 +675,7 @@ impl Cloth {
                 input.frame,
                 input.reference,
                 input.colliders,
+                input.leg_lines,
                 self.params.dt(),
                 1.0 / self.params.timestep_hz as f64,
             )
@@ -706,7 +724,12 @@ impl Cloth {
                 } else {
                     colliders.extend_from_slice(input.colliders);
                 }
-                report = self.substep(frame, &reference, &colliders, dt, dt_time);
+                let lines = match (&self.last_leg_lines, input.leg_lines) {
+                    (Some(a), Some(b)) if has_last && k < n => Some(a.lerp(b, w)),
+                    _ => input.leg_lines.copied(),
+                };
+                let lines = lines.as_ref();
+                report = self.substep(frame, &reference, &colliders, lines, dt, dt_time);
             }
             self.sub_reference = reference;
             self.sub_colliders = colliders;
@@ -715,6 +738,7 @@ impl Cloth {
         self.last_reference.copy_from_slice(input.reference);
         self.last_colliders.clear();
         self.last_colliders.extend_from_slice(input.colliders);
+        self.last_leg_lines = input.leg_lines.copied();
         self.stats.steps += 1;
         Ok(report)
     }
@@ -728,13 +752,14 @@ impl Cloth {
         frame: Frame,
         reference: &[Vec3],
         colliders: &[Collider],
+        lines: Option<&LegLines>,
         dt: f32,
         dt_time: f64,
     ) -> StepReport {
         if self.bands.is_some() {
-            rayon::scope(|_| self.stages(frame, reference, colliders, dt, dt_time))
+            rayon::scope(|_| self.stages(frame, reference, colliders, lines, dt, dt_time))
         } else {
-            self.stages(frame, reference, colliders, dt, dt_time)
+            self.stages(frame, reference, colliders, lines, dt, dt_time)
         }
     }
 
@@ -744,6 +769,7 @@ impl Cloth {
         frame: Frame,
         reference: &[Vec3],
         colliders: &[Collider],
+        lines: Option<&LegLines>,
         dt: f32,
         dt_time: f64,
     ) -> StepReport {
@@ -791,11 +817,30 @@ impl Cloth {
             self.hard
                 .react(&self.topo, pos, before, prev, p.mass_falloff, cut);
         }
+        self.hold_rows(reference, colliders, lines);
         self.time += dt_time;
         StepReport {
             reset: false,
             contacts,
         }
+    }
+
+    /// The row pass ([`super::row_pass`]) on the cloth, where it is a tube or has `lines`.
+    fn hold_rows(&mut self, reference: &[Vec3], colliders: &[Collider], lines: Option<&LegLines>) {
+        if !RowPass::runs(&self.topo, lines) {
+            return;
+        }
+        let p = &self.params;
+        let input = RowInput {
+            reference,
+            max_distance: &self.max_distance,
+            colliders,
+            margin: p.collision_margin,
+            sideways: p.deformation_limit.then_some(p.max_stretch_ratio),
+            lines,
+        };
+        self.row_pass
+            .run(&self.topo, &input, &mut self.pos, &mut self.prev);
     }
 
     /// Moves every free particle (and its previous position, so the offset carries inertia) by
@@ -1060,8 +1105,7 @@ pub(super) fn surely_within(x: Vec3, center: Vec3, radius: f32) -> bool {
 /// millionth to spare: then `x.distance(center)` is at least `radius` too ([`surely_within`]'s
 /// other side).
 #[inline(always)]
-#[cfg_attr(not(feature = "rig"), allow(dead_code))]
-pub(crate) fn surely_beyond(x: Vec3, center: Vec3, radius: f32) -> bool {
+pub(super) fn surely_beyond(x: Vec3, center: Vec3, radius: f32) -> bool {
     x.distance_squared(center) > radius * radius * (1.0 + 1e-6)
 }
 
@@ -1192,6 +1236,7 @@ mod tests {
                     frame: frame(k),
                     reference: &rest,
                     colliders: &[],
+                    leg_lines: None,
                 };
                 cloth.step(&input).unwrap();
             }

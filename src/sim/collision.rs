@@ -430,6 +430,17 @@ pub(crate) fn ray_misses_sphere(to_center: Vec3, dir: Vec3, bound2: f32) -> bool
     d2 - along * along > bound2 || (along < 0.0 && d2 > bound2)
 }
 
+/// The point of the segment `a`-`b` nearest `p` (`a` when the segment has no length).
+pub(crate) fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
+    let ab = b - a;
+    let t = if ab.length_squared() > 0.0 {
+        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    a + ab * t
+}
+
 /// The closest points of segments `p0`-`p1` and `q0`-`q1`, one on each.
 pub fn closest_between_segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3, Vec3) {
     let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);

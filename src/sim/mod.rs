@@ -6,7 +6,9 @@
 //! positions (row 0 is pinned), a [`Cloth`] from the topology and a fabric, then call
 //! [`Cloth::step`] at the fabric's fixed rate ([`FixedStep`] turns frame times into steps) with
 //! the character's world [`Frame`], each particle's reference point (its rest position skinned
-//! to the character) and the [`Collider`]s. `docs/preset-format.md` describes the step.
+//! to the character) and the [`Collider`]s. A garment closed into a tube
+//! ([`Topology::with_seam`]) or hanging over the legs ([`LegLines`]) ends each solver step
+//! with the row pass. `docs/preset-format.md` describes the step.
 //!
 //! ```
 //! use cloth_tuner::sim::{Cloth, Collider, FabricParams, FixedStep, Frame, StepInput, Topology};
@@ -24,7 +26,7 @@
 //!     for _ in 0..clock.advance(1.0 / 60.0) {
 //!         walked += 1.4 * clock.dt() as f32; // walking forward at 1.4 m/s
 //!         let frame = Frame::new(Quat::IDENTITY, Vec3::new(0.0, 0.0, walked));
-//!         let input = StepInput { frame, reference: &rest, colliders: &body };
+//!         let input = StepInput { frame, reference: &rest, colliders: &body, leg_lines: None };
 //!         cloth.step(&input)?;
 //!     }
 //! }
@@ -45,37 +47,40 @@ mod fixed_step;
 pub mod fold;
 mod frame;
 pub mod hard_pass;
+mod leg_lines;
 mod limit;
 pub mod mass;
 pub mod painted;
 pub mod params;
 mod relax;
+mod row_pass;
+mod seam;
 mod tear;
 pub mod topology;
 pub mod wind;
 pub mod world_motion;
 
 pub use bands::{BAND_ROWS, PARALLEL_MIN_PARTICLES};
-pub use broad::{push_out_all_among, push_out_masked, Bounds, Shapes};
-// The skirt's leg lines (`rig`) rule links out with it.
-#[cfg(feature = "rig")]
-pub(crate) use cloth::surely_beyond;
 pub use cloth::{
     Cloth, ClothStats, SolveOrder, StepError, StepInput, StepReport, EXPLODE_FACTOR,
     EXPLODE_MIN_DISTANCE,
 };
-pub use collision::{closest_between_segments, push_out_all, Collider};
+pub use collision::Collider;
 pub use fixed_step::FixedStep;
 pub use fold::{FoldAxis, FoldError, FoldLine};
 pub use frame::Frame;
-pub use hard_pass::{
-    clear_point_on_sphere, hold_row_sideways, sideways_share, swing_clear, HARD_TOLERATED_DEPTH,
-    SIDEWAYS_PASSES,
-};
+pub use leg_lines::{BodyAxis, LegLines, LegRows};
 pub use params::{FabricParams, ParamError, ParamGroup, ParamKind, ParamMut, ParamSpec};
 pub use relax::Kernel;
 pub use topology::{ConstraintKind, Link, Topology, TopologyError};
 pub use world_motion::{WorldMotion, TELEPORT_ANGLE, TELEPORT_DISTANCE};
+
+// The searches the rig shares with the solver: the scene keeps its reference points out of
+// the body with them, the hood its points.
+#[cfg(feature = "rig")]
+pub(crate) use broad::{push_out_all_among, push_out_masked, Bounds, Shapes};
+#[cfg(feature = "rig")]
+pub(crate) use hard_pass::{clear_point_on_sphere, swing_clear};
 
 #[cfg(test)]
 mod tests;

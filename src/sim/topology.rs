@@ -71,6 +71,17 @@ pub enum TopologyError {
         /// The particle.
         index: usize,
     },
+    /// A seam's two columns ([`Topology::with_seam`]) are apart on a row.
+    #[error(
+        "a seam joins the first and last columns, which must share their rest positions: \
+         row {row} has them {distance} m apart"
+    )]
+    SeamApart {
+        /// The first row whose ends are apart.
+        row: usize,
+        /// How far apart, metres.
+        distance: f32,
+    },
     /// Two particles joined by a constraint are at the same place.
     #[error(
         "particles {a} and {b} share a rest position: a constraint between them has no length"
@@ -103,6 +114,11 @@ pub struct Topology {
     /// Triangles (for wind and rendering), two per grid cell, counter-clockwise seen from the
     /// side the rest normals point to.
     pub triangles: Vec<[u32; 3]>,
+    /// Whether the first and last columns are one seam, closing the grid into a tube (a
+    /// skirt): they share their rest positions, carry no link between them and are welded
+    /// in the row pass after every solver step (see [`Cloth`](super::Cloth)). Off for a grid as built; see
+    /// [`Topology::with_seam`].
+    pub seam: bool,
 }
 
 impl Topology {
@@ -195,6 +211,7 @@ impl Topology {
             pinned,
             edge,
             triangles,
+            seam: false,
         })
     }
 

@@ -32,6 +32,7 @@ fn run(steps: usize) -> Vec<Vec3> {
                 frame,
                 reference: &rest,
                 colliders: &body,
+                leg_lines: None,
             })
             .unwrap();
     }

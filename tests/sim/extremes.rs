@@ -377,6 +377,7 @@ fn input(s: &Scene) -> StepInput<'_> {
         frame: s.root(),
         reference: s.references(),
         colliders: s.colliders(),
+        leg_lines: None,
     }
 }
 

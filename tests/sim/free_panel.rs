@@ -74,6 +74,7 @@ fn release(params: &FabricParams, tilt_deg: f32) -> (f64, f64, f64, usize) {
         frame: Frame::IDENTITY,
         reference: &rest,
         colliders: &[],
+        leg_lines: None,
     };
     let (mut rise, mut when) = (f64::MIN, 0);
     for frame in 0..(RUN_ON_S * FPS) as usize {

@@ -61,6 +61,7 @@ fn run(mut cloth: Cloth, inputs: &[Input]) -> Vec<Vec3> {
             frame: input.frame,
             reference: &input.reference,
             colliders: &input.colliders,
+            leg_lines: None,
         }
     }
     cloth.reset_on(&as_step(&inputs[0])).unwrap();

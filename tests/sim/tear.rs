@@ -37,6 +37,7 @@ fn pulled_apart(tear_ratio: f32, steps: usize) -> (Cloth, Vec<usize>) {
                 frame: Frame::IDENTITY,
                 reference: &reference,
                 colliders: &[],
+                leg_lines: None,
             })
             .unwrap();
         torn.push(cloth.torn_count());
@@ -52,6 +53,7 @@ fn hang(cloth: &mut Cloth, reference: &[Vec3], steps: usize) {
                 frame: Frame::IDENTITY,
                 reference,
                 colliders: &[],
+                leg_lines: None,
             })
             .unwrap();
     }

@@ -19,9 +19,9 @@ pub use sphere::{clear_point_on_sphere, least_deep_point_on_sphere, swing_clear}
 
 use super::broad::{Broad, Candidates, Shapes};
 use super::cloth::{clamp_to, excess, surely_within, ClothStats};
+use super::collision::{push_out_all, Collider};
 use super::tear::{CUT_RIGHT, CUT_UP};
 use super::topology::{ConstraintKind, Link, Topology};
-use super::{push_out_all, Collider};
 use sphere::{swing_clear_among, swing_within_reach, Rim, Swing};
 
 /// How deep (metres, past the collider's surface, margin not counted) the hard pass may leave a
@@ -41,14 +41,14 @@ const FINAL_COLLISION_SWEEPS: usize = 4;
 /// link by link, so a few passes leave the tweed's hem far over the limit after a sprint
 /// stop; 64 with the overshoot of [`sideways_share`] bring it within. Nearly every row stops
 /// after its first pass.
-pub const SIDEWAYS_PASSES: usize = 64;
+pub(crate) const SIDEWAYS_PASSES: usize = 64;
 /// How far past the deformation limit (share of rest length) a link may still be when the
 /// sideways limit stops. A link pulled onto the limit can come out a rounding error over it;
 /// pulled only that far, 303 rows of the tweed's sprint_stop ran all 16 passes for that.
 const SIDEWAYS_TOLERANCE: f32 = 1e-3;
 /// How far below the deformation limit [`sideways_share`] pulls an over-long link, as a share
 /// of how far over it was: 1, as far below as over (successive over-relaxation at 2).
-pub const SIDEWAYS_OVERSHOOT: f32 = 1.0;
+pub(crate) const SIDEWAYS_OVERSHOOT: f32 = 1.0;
 /// Collision swings per correction in the sideways limit.
 const SIDEWAYS_COLLISION_PASSES: usize = 2;
 /// Columns per block when the pass runs on several threads.
@@ -377,7 +377,12 @@ impl HardPass {
 /// held at one end by a leg took hundreds of passes to settle; overshooting (successive
 /// over-relaxation at 2) settles it in tens. A link below the limit is left alone, so the
 /// overshoot never pushes anything apart. `None` when it is within the limit.
-pub fn sideways_share(d: Vec3, rest: f32, ratio: f32, overshoot: f32) -> Option<(f32, bool)> {
+pub(crate) fn sideways_share(
+    d: Vec3,
+    rest: f32,
+    ratio: f32,
+    overshoot: f32,
+) -> Option<(f32, bool)> {
     let s = excess(d, rest, ratio)?;
     let len = d.length();
     let over = s * len;
@@ -393,7 +398,7 @@ pub fn sideways_share(d: Vec3, rest: f32, ratio: f32, overshoot: f32) -> Option<
 /// end) and says whether it moved. Where one end cannot move (pinned, held by its max distance
 /// or a collider) the other takes the whole correction; where the second cannot, the first
 /// tries the rest: half each would leave a chain held at one end stretched after every pass.
-pub fn hold_row_sideways(
+pub(crate) fn hold_row_sideways(
     n: usize,
     link: impl Fn(usize) -> Option<(usize, usize, f32)>,
     ratio: f32,

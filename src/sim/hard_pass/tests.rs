@@ -103,6 +103,7 @@ fn storm_worst_row_stretch(limit: bool) -> f32 {
                 frame,
                 reference: &reference,
                 colliders: &[],
+                leg_lines: None,
             })
             .unwrap();
         let p = cloth.positions();
