@@ -256,7 +256,9 @@ fn strip(mut m: Metrics) -> Metrics {
     m.step_p99_us = 0.0;
     m.frame_median_us = 0.0;
     m.frame_p99_us = 0.0;
+    // What only a run that draws measures.
     m.skin_median_us = None;
+    m.skin_showing_pct = None;
     m
 }
 
@@ -265,8 +267,11 @@ fn the_same_run_gives_bit_identical_metrics() {
     let preset = Preset::load("presets/tweed.json").unwrap();
     let drawn = simulate(character(), &preset, "dodge", 3.0).unwrap();
     assert!(drawn.skin_median_us.is_some_and(|us| us > 0.0));
+    let again = simulate(character(), &preset, "dodge", 3.0).unwrap();
+    assert!(drawn.skin_showing_pct.is_some());
+    assert_eq!(drawn.skin_showing_pct, again.skin_showing_pct);
     let a = strip(drawn);
-    let b = strip(simulate(character(), &preset, "dodge", 3.0).unwrap());
+    let b = strip(again);
     assert_eq!(a, b);
     assert!(
         a.hem_swing_peak_cm > 1.0,
@@ -277,6 +282,7 @@ fn the_same_run_gives_bit_identical_metrics() {
     // no skinning time claimed for it.
     let search = simulate_drawing(character(), &preset, "dodge", 3.0, Drawing::Skipped).unwrap();
     assert_eq!(search.skin_median_us, None);
+    assert_eq!(search.skin_showing_pct, None);
     assert!(!serde_json::to_string(&search)
         .unwrap()
         .contains("skin_median_us"));

@@ -73,7 +73,10 @@ fn fitting_the_tweed_to_its_own_metrics_from_a_perturbed_start_recovers_them() {
         );
     }
     assert_eq!(result.trials, trials.len());
-    assert_eq!(result.best, *trials.last().unwrap());
+    // The best trial is one that ran, the nearest of them (trials run side by side, so the
+    // one that met need not be the last to finish).
+    assert!(trials.contains(&result.best));
+    assert!(trials.iter().all(|t| t.error >= result.best.error));
     // The preset says what it was fitted to, holds the best knobs, and saves and loads.
     let p = &result.preset;
     assert_eq!(p.name, "Tweed (fitted)");
