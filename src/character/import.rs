@@ -538,6 +538,28 @@ fn read_worn(
                 "no skinned mesh called `{name}`; the skinned meshes are: {names}"
             ))
         })?;
+    let bone = |j: usize| Ok(skinning.joint_bone[j]);
+    read_node(
+        src,
+        &node,
+        skinning,
+        name,
+        |p, n| (placement.point(p), placement.rotation * n),
+        bone,
+    )
+}
+
+/// Skinned mesh `node` as the worn mesh `name`: each vertex at the file's rest pose
+/// (`skinning`), carried into character space by `to_character` (position, normal), its
+/// weighted joints made bones by `bone` (an error message for a joint the character lacks).
+pub(super) fn read_node(
+    src: &Source,
+    node: &gltf::Node,
+    skinning: &Skinning,
+    name: &str,
+    to_character: impl Fn(Vec3, Vec3) -> (Vec3, Vec3),
+    bone: impl Fn(usize) -> Result<u16, String>,
+) -> Result<WornMesh, RigError> {
     let mut out = WornMesh {
         name: name.to_string(),
         ..WornMesh::default()
@@ -550,14 +572,16 @@ fn read_worn(
         let base = out.mesh.positions.len() as u32;
         for v in 0..part.positions.len() {
             let (p, n) = skinning.place(&part, v);
-            out.mesh.positions.push(placement.point(p));
-            out.mesh
-                .normals
-                .push((placement.rotation * n).normalize_or(Vec3::Y));
-            out.mesh
-                .joints
-                .push(part.joints[v].map(|x| skinning.joint_bone[x as usize]));
-            out.mesh.weights.push(part.weights[v]);
+            let (p, n) = to_character(p, n);
+            out.mesh.positions.push(p);
+            out.mesh.normals.push(n.normalize_or(Vec3::Y));
+            let (j, w) = (part.joints[v], part.weights[v]);
+            let mut bones = [0u16; 4];
+            for k in (0..4).filter(|&k| w[k] > 0.0) {
+                bones[k] = bone(j[k] as usize).map_err(|e| src.err(e))?;
+            }
+            out.mesh.joints.push(bones);
+            out.mesh.weights.push(w);
         }
         out.uvs.extend(read_uvs(src, &prim, part.positions.len())?);
         out.mesh
@@ -571,11 +595,7 @@ fn read_worn(
 }
 
 /// A primitive's first texture coordinates (0, 0 for every vertex when it has none).
-pub(super) fn read_uvs(
-    src: &Source,
-    prim: &gltf::Primitive,
-    n: usize,
-) -> Result<Vec<[f32; 2]>, RigError> {
+fn read_uvs(src: &Source, prim: &gltf::Primitive, n: usize) -> Result<Vec<[f32; 2]>, RigError> {
     let Some(acc) = prim.get(&gltf::Semantic::TexCoords(0)) else {
         return Ok(vec![[0.0; 2]; n]);
     };

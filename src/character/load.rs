@@ -235,11 +235,8 @@ impl Character {
     ) -> Result<(Self, WornMesh), RigError> {
         let settings = CharacterSettings::for_character(path, bone_map)?;
         let name = path.display().to_string();
-        let mut worn = None;
-        let character = guarded(&name, || {
-            let (c, w) = Self::with_worn(&Source::open(path)?, &settings, Some(garment))?;
-            worn = w;
-            Ok(c)
+        let (character, worn) = guarded(&name, || {
+            Self::with_worn(&Source::open(path)?, &settings, Some(garment))
         })?;
         let worn = worn.ok_or_else(|| RigError::Format {
             path: name,
@@ -340,10 +337,10 @@ impl Character {
 /// Runs a load of the file `path`. The checks before reading refuse a broken file with a
 /// message; a panic that still escapes the loader is caught here, as a last line of defence,
 /// and becomes [`RigError::Internal`] instead of taking the tool down.
-fn guarded(
+pub(super) fn guarded<T>(
     path: &str,
-    load: impl FnOnce() -> Result<Character, RigError>,
-) -> Result<Character, RigError> {
+    load: impl FnOnce() -> Result<T, RigError>,
+) -> Result<T, RigError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(load)).unwrap_or_else(|panic| {
         Err(RigError::Internal {
             path: path.to_string(),

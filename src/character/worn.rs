@@ -13,9 +13,9 @@ use std::path::Path;
 use glam::{Mat3, Quat, Vec3};
 
 use super::import::{
-    inverse_binds, is_named, read_nodes, read_primitive, read_uvs, rest_world, skinned_nodes,
-    Skinning,
+    inverse_binds, is_named, read_node, read_nodes, rest_world, skinned_nodes, Skinning,
 };
+use super::load::guarded;
 use super::mesh::WornMesh;
 use super::roles::words;
 use super::source::Source;
@@ -31,13 +31,7 @@ impl Character {
     pub fn read_garment(&self, path: &Path, mesh: Option<&str>) -> Result<WornMesh, RigError> {
         let src = Source::open(path)?;
         let name = path.display().to_string();
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(&src, mesh, self)))
-            .unwrap_or_else(|panic| {
-                Err(RigError::Internal {
-                    path: name,
-                    what: crate::panic_message(panic.as_ref()),
-                })
-            })
+        guarded(&name, || read(&src, mesh, self))
     }
 }
 
@@ -69,52 +63,21 @@ fn read(src: &Source, mesh: Option<&str>, character: &Character) -> Result<WornM
         .map(|n| world[n.index()].w_axis.truncate())
         .collect();
     let placement = place_on(src, character, &joint_names, &to_bone, &joint_world)?;
-    let mut out = WornMesh {
-        name: node
-            .name()
-            .or_else(|| node.mesh().and_then(|m| m.name()))
-            .unwrap_or("garment")
-            .to_string(),
-        ..WornMesh::default()
+    let name = node
+        .name()
+        .or_else(|| node.mesh().and_then(|m| m.name()))
+        .unwrap_or("garment")
+        .to_string();
+    let bone = |j: usize| {
+        to_bone[j].map(|b| b as u16).ok_or_else(|| {
+            format!(
+                "the garment's joint `{}` is not in the character's skeleton",
+                joint_names[j]
+            )
+        })
     };
-    for prim in node.mesh().into_iter().flat_map(|m| m.primitives()) {
-        if prim.mode() != gltf::mesh::Mode::Triangles {
-            continue;
-        }
-        let part = read_primitive(src, &prim, joint_names.len())?;
-        let base = out.mesh.positions.len() as u32;
-        for v in 0..part.positions.len() {
-            let (p, n) = skinning.place(&part, v);
-            out.mesh.positions.push(placement.point(p));
-            out.mesh
-                .normals
-                .push((placement.rotation * n).normalize_or(Vec3::Y));
-            let (j, w) = (part.joints[v], part.weights[v]);
-            let mut bones = [0u16; 4];
-            for k in 0..4 {
-                match to_bone[j[k] as usize] {
-                    Some(b) => bones[k] = b as u16,
-                    None if w[k] > 0.0 => {
-                        return Err(src.err(format!(
-                            "the garment's joint `{}` is not in the character's skeleton",
-                            joint_names[j[k] as usize]
-                        )))
-                    }
-                    None => {}
-                }
-            }
-            out.mesh.joints.push(bones);
-            out.mesh.weights.push(w);
-        }
-        out.uvs.extend(read_uvs(src, &prim, part.positions.len())?);
-        out.mesh
-            .indices
-            .extend(part.indices.iter().map(|i| i + base));
-    }
-    if out.mesh.indices.is_empty() {
-        return Err(src.err(format!("the garment `{}` has no triangles", out.name)));
-    }
-    Ok(out)
+    let to_character = |p, n| (placement.point(p), placement.rotation * n);
+    read_node(src, &node, &skinning, &name, to_character, bone)
 }
 
 /// The skinned mesh node called `name`, or the file's only one.

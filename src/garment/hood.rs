@@ -17,8 +17,8 @@ use glam::{Mat4, Quat, Vec3};
 use super::jacket::{Jacket, JacketCut, UPPER_DRIVERS};
 use super::layout::{GridLayout, Ring};
 use super::rig::{
-    bone_from_axes, driver, look_at_matrix, Binding, GarmentRig, RenderMesh, RestSkin, RigFrame,
-    Tailor,
+    bone_from_axes, driver, look_at_matrix, rest_model, Binding, GarmentRig, RenderMesh, RestSkin,
+    RigFrame, Tailor,
 };
 use super::{Body, Garment, GarmentError, Posed};
 use crate::character::{Character, Ellipsoid, Role};
@@ -291,10 +291,6 @@ fn reaches(c: &Collider, centre: Vec3, radius: f32) -> bool {
 #[derive(Clone, Debug)]
 pub struct HoodedJacket {
     jacket: Jacket,
-    /// The hood bone's rest matrix (looks at the pendulum's rest position).
-    hood_rest: Mat4,
-    /// The pendulum's rest end point.
-    pendulum_rest: Vec3,
     /// Points on the hood's outer surface in the hood bone's space: what the hood keeps out
     /// of the head, neck and shoulders.
     hood_points: Vec<Vec3>,
@@ -336,9 +332,7 @@ impl Tailor for HoodedCut {
 impl HoodedJacket {
     /// The hooded jacket on `character` in `layout`.
     pub fn new(character: &Character, layout: &GridLayout) -> Result<Self, GarmentError> {
-        let mut model = Vec::new();
-        let sk = &character.skeleton;
-        sk.rest_pose().compute_model(sk, &mut model);
+        let model = rest_model(character);
         let neck_bone = character.roles.bone(Role::Neck);
         // The hood: a bone behind the neck looking at a pendulum end behind and below it.
         let neck = model[neck_bone].w_axis.truncate();
@@ -353,8 +347,6 @@ impl HoodedJacket {
         let pendulum = new_pendulum(hood_rest, pendulum_rest, &hood_points, model[neck_bone]);
         Ok(Self {
             jacket,
-            hood_rest,
-            pendulum_rest,
             colliders: Vec::with_capacity(ellipsoids.len()),
             last_colliders: Vec::with_capacity(ellipsoids.len()),
             scratch: HoodScratch::for_points(hood_points.len()),
@@ -375,11 +367,6 @@ impl HoodedJacket {
     /// same bone.
     pub fn hood_points(&self) -> &[Vec3] {
         &self.hood_points
-    }
-
-    /// The hood bone's rest matrix and the pendulum's rest end point (character space).
-    pub fn hood_rest(&self) -> (Mat4, Vec3) {
-        (self.hood_rest, self.pendulum_rest)
     }
 
     /// The pendulum's end point (character space).
