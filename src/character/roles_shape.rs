@@ -548,30 +548,8 @@ fn leg_roles(tree: &Tree, body: &Body, start: usize) -> Option<Leg> {
     let low = tree.subtree_max(|b| -height(b));
     let chain = tree.chain(start, &low);
     let drop = |i: usize| height(chain[i]) - height(chain[i + 1]);
-    let best = (0..chain.len().saturating_sub(2)).max_by(|&i, &j| {
-        let score = |i: usize| {
-            let bonus = if tree.hints[chain[i + 2]].foot {
-                1.0 + HINT_WEIGHT
-            } else {
-                1.0
-            };
-            (drop(i) + drop(i + 1)) * bonus
-        };
-        score(i).total_cmp(&score(j)).then_with(|| j.cmp(&i))
-    });
-    match (best, chain.len()) {
-        (Some(i), _) => Some(Leg {
-            thigh: chain[i],
-            shin: chain[i + 1],
-            ankle: Some(chain[i + 2]),
-        }),
-        (None, 2) => Some(Leg {
-            thigh: chain[0],
-            shin: chain[1],
-            ankle: None,
-        }),
-        _ => None,
-    }
+    let (thigh, shin, ankle) = best_pair(&chain, drop, |b| tree.hints[b].foot)?;
+    Some(Leg { thigh, shin, ankle })
 }
 
 /// One arm's roles.
@@ -589,28 +567,32 @@ fn arm_roles(tree: &Tree, body: &Body, start: usize) -> Option<Arm> {
     let reach = tree.subtree_max(|b| (tree.pos[b] - origin).length());
     let chain = tree.chain(start, &reach);
     let length = |i: usize| (tree.pos[chain[i + 1]] - tree.pos[chain[i]]).length();
-    let best = (0..chain.len().saturating_sub(2)).max_by(|&i, &j| {
-        let score = |i: usize| {
-            let bonus = if tree.hints[chain[i + 2]].hand {
-                1.0 + HINT_WEIGHT
-            } else {
-                1.0
-            };
-            (length(i) + length(i + 1)) * bonus
+    let (upper, fore, hand) = best_pair(&chain, length, |b| tree.hints[b].hand)?;
+    Some(Arm { upper, fore, hand })
+}
+
+/// The two consecutive bones of `chain` whose segments (`segment(i)`: from bone `i` to
+/// `i + 1`) add up the most, a hinted bone after them (`hinted`) weighing [`HINT_WEIGHT`] more,
+/// ties to the first; with the bone after them. A chain of two bones is that pair with none
+/// after; a shorter one has no pair.
+fn best_pair(
+    chain: &[usize],
+    segment: impl Fn(usize) -> f32,
+    hinted: impl Fn(usize) -> bool,
+) -> Option<(usize, usize, Option<usize>)> {
+    let score = |i: usize| {
+        let bonus = if hinted(chain[i + 2]) {
+            1.0 + HINT_WEIGHT
+        } else {
+            1.0
         };
-        score(i).total_cmp(&score(j)).then_with(|| j.cmp(&i))
-    });
+        (segment(i) + segment(i + 1)) * bonus
+    };
+    let best = (0..chain.len().saturating_sub(2))
+        .max_by(|&i, &j| score(i).total_cmp(&score(j)).then_with(|| j.cmp(&i)));
     match (best, chain.len()) {
-        (Some(i), _) => Some(Arm {
-            upper: chain[i],
-            fore: chain[i + 1],
-            hand: Some(chain[i + 2]),
-        }),
-        (None, 2) => Some(Arm {
-            upper: chain[0],
-            fore: chain[1],
-            hand: None,
-        }),
+        (Some(i), _) => Some((chain[i], chain[i + 1], Some(chain[i + 2]))),
+        (None, 2) => Some((chain[0], chain[1], None)),
         _ => None,
     }
 }
