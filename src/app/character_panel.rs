@@ -549,6 +549,9 @@ impl App {
     fn play_character(&mut self, scene: Result<crate::scene::Scene, String>, path: Option<&Path>) {
         match scene {
             Ok(scene) => {
+                // A garment belongs to the character it was worn on.
+                self.worn = None;
+                self.garment_editor.on_worn(None);
                 self.playback.replace_scene(scene);
                 self.replay_second();
                 self.character_path = path.map(Path::to_path_buf);
@@ -618,7 +621,15 @@ impl App {
         let time = self.playback.scene().time();
         let same = self.character_path.as_deref() == Some(path.as_path());
         let paused = !self.playback.is_playing();
+        let worn = self
+            .worn
+            .as_ref()
+            .map(|w| (w.garment.clone(), w.choice.clone()));
         self.play_character(Ok(scene), Some(&path));
+        if let Some((garment, choice)) = worn {
+            // The same garment on the character with its new settings.
+            self.wear_garment(garment, Some(choice));
+        }
         if same && paused && time > 0.0 {
             self.playback.seek_to(time);
         }

@@ -43,6 +43,20 @@ pub enum Command {
     },
     /// Back to the character settings in the file.
     RevertCharacterSettings,
+    /// The Garment window shown or closed (File > Open garment…).
+    ShowGarment(bool),
+    /// List the skinned meshes of this glTF file in the Garment window.
+    GarmentFile(PathBuf),
+    /// The glTF character wears this garment (its grid settings from the file beside it).
+    WearGarment(super::GarmentRef),
+    /// Back to the preset's template garment.
+    TakeOffGarment,
+    /// Lay the worn garment's grid again with these settings.
+    SetGridChoice(crate::garment::imported::GridChoice),
+    /// Write the worn garment's grid settings beside it.
+    SaveGarmentSettings,
+    /// Back to the grid settings in the file.
+    RevertGarmentSettings,
     /// Write the preset's settings for an engine at this path (files beside it too).
     ExportFor(Engine, PathBuf),
     DismissExportReport,
@@ -144,6 +158,13 @@ impl App {
             Command::CloseCharacterSettings => self.character_open = false,
             Command::ApplyCharacterSettings { save } => self.apply_character_settings(save),
             Command::RevertCharacterSettings => self.revert_character_settings(),
+            Command::ShowGarment(open) => self.garment_editor.open = open,
+            Command::GarmentFile(path) => self.garment_editor.set_file(&path),
+            Command::WearGarment(g) => self.wear_garment(g, None),
+            Command::TakeOffGarment => self.take_off_garment(),
+            Command::SetGridChoice(choice) => self.relay_garment(choice),
+            Command::SaveGarmentSettings => self.save_garment_settings(),
+            Command::RevertGarmentSettings => self.revert_garment_settings(),
             Command::ExportFor(engine, path) => self.export_for(engine, &path),
             Command::DismissExportReport => self.export_report = None,
             Command::ClosePathDialog => self.path_dialog = None,

@@ -243,7 +243,10 @@ impl App {
     pub(super) fn start_compare(&mut self, preset: Preset, path: Option<PathBuf>) {
         let scene = self.playback.scene();
         let clip = scene.clip_name().to_string();
-        match Scene::new(scene.character_arc().clone(), &preset, &clip) {
+        match self
+            .outfit()
+            .scene(scene.character_arc().clone(), &preset, &clip)
+        {
             Ok(second) => {
                 self.playback.set_second(Some(second));
                 self.status = format!("Comparing with {} (B)", preset.name);

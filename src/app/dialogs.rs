@@ -18,6 +18,7 @@ impl App {
             export_report(report, ctx, out);
         }
         self.character_window(ctx, out);
+        self.garment_window(ctx, out);
         if let Some(dialog) = self.path_dialog.as_mut() {
             path_dialog(dialog, ctx, out);
         }

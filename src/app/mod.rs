@@ -15,6 +15,7 @@ pub mod compare;
 mod dialogs;
 pub mod document;
 mod fold_panel;
+mod garment_panel;
 pub mod paint;
 mod panels;
 pub mod params_panel;
@@ -26,6 +27,10 @@ mod tools;
 pub mod undo;
 mod view;
 mod viewport;
+mod wear;
+
+pub use garment_panel::GarmentEditor;
+pub use wear::{GarmentRef, RememberedGarment};
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -38,7 +43,7 @@ use crate::character::Character;
 use crate::export::{export_for_engine, Engine, EngineExport, GridSize};
 use crate::preset::Preset;
 use crate::render::{OrbitCamera, Overlays, Quality};
-use crate::scene::Scene;
+use crate::scene::{Outfit, Scene};
 use crate::sim::FabricParams;
 pub use character_panel::CharacterEditor;
 pub use command::Command;
@@ -79,6 +84,8 @@ pub struct Persisted {
     pub quality: Quality,
     /// Compare > side by side or ghost.
     pub compare_mode: compare::CompareMode,
+    /// The artist's garment last worn, with the character it was worn on.
+    pub garment: Option<RememberedGarment>,
 }
 
 /// Something that would throw away unsaved changes, waiting for the artist's answer.
@@ -102,6 +109,8 @@ pub enum FileTask {
     ExportFor(Engine),
     /// A preset to compare with (A/B).
     OpenSecond,
+    /// A glTF file holding the artist's garment (for the Garment window's list of meshes).
+    OpenGarment,
 }
 
 impl FileTask {
@@ -112,6 +121,7 @@ impl FileTask {
             FileTask::OpenCharacter => "Open character (glTF 2.0: .glb or .gltf)".into(),
             FileTask::ExportFor(engine) => format!("Export for {}", engine.label()),
             FileTask::OpenSecond => "Open preset B (to compare with)".into(),
+            FileTask::OpenGarment => "Open garment (glTF 2.0: .glb or .gltf)".into(),
         }
     }
 
@@ -120,7 +130,7 @@ impl FileTask {
     fn folder(self) -> PathBuf {
         match self {
             FileTask::OpenPreset | FileTask::SavePreset | FileTask::OpenSecond => presets_dir(),
-            FileTask::OpenCharacter | FileTask::ExportFor(_) => {
+            FileTask::OpenCharacter | FileTask::OpenGarment | FileTask::ExportFor(_) => {
                 std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
             }
         }
@@ -130,7 +140,10 @@ impl FileTask {
         match self {
             FileTask::SavePreset => "Save",
             FileTask::ExportFor(_) => "Export",
-            FileTask::OpenPreset | FileTask::OpenCharacter | FileTask::OpenSecond => "Open",
+            FileTask::OpenPreset
+            | FileTask::OpenCharacter
+            | FileTask::OpenSecond
+            | FileTask::OpenGarment => "Open",
         }
     }
 
@@ -142,6 +155,7 @@ impl FileTask {
             }
             FileTask::ExportFor(_) => ("engine settings", &["json"]),
             FileTask::OpenCharacter => ("glTF 2.0 character", &["glb", "gltf"]),
+            FileTask::OpenGarment => ("glTF 2.0 garment", &["glb", "gltf"]),
         }
     }
 
@@ -153,6 +167,7 @@ impl FileTask {
             FileTask::OpenCharacter => Command::OpenCharacter(Some(path)),
             FileTask::ExportFor(engine) => Command::ExportFor(engine, path),
             FileTask::OpenSecond => Command::OpenSecond(path),
+            FileTask::OpenGarment => Command::GarmentFile(path),
         }
     }
 
@@ -167,7 +182,10 @@ impl FileTask {
                     .map_or("preset".into(), |s| s.to_string_lossy());
                 format!("{stem}_{}.json", engine.name())
             }
-            FileTask::OpenPreset | FileTask::OpenCharacter | FileTask::OpenSecond => String::new(),
+            FileTask::OpenPreset
+            | FileTask::OpenCharacter
+            | FileTask::OpenSecond
+            | FileTask::OpenGarment => String::new(),
         }
     }
 }
@@ -229,6 +247,10 @@ pub struct App {
     compare: Option<compare::Compare>,
     /// Tools > Wedge and Tools > Fit.
     tools: tools::Tools,
+    /// The artist's garment the character wears (`None`: the preset's template).
+    worn: Option<wear::Worn>,
+    /// The Garment window.
+    garment_editor: GarmentEditor,
 }
 
 impl App {
@@ -314,7 +336,7 @@ impl App {
             stroke: None,
         };
         let preset_params = preset.params.clone();
-        Self {
+        let mut app = Self {
             doc: Document::new(preset, path, persisted.recent.clone()),
             playback: Playback::new(scene, speed, looping),
             view,
@@ -334,7 +356,11 @@ impl App {
             recovery: recovery::Recovery::default(),
             compare: None,
             tools: tools::Tools::new(&preset_params),
-        }
+            worn: None,
+            garment_editor: GarmentEditor::default(),
+        };
+        app.restore_garment(persisted.garment.as_ref());
+        app
     }
 
     // ----- Read access for tests and tools -----
@@ -353,6 +379,7 @@ impl App {
             character: self.character_path.clone(),
             quality: self.view.quality,
             compare_mode: self.view.compare_mode,
+            garment: self.remembered_garment(),
         }
     }
 
@@ -395,6 +422,11 @@ impl App {
     /// The scene playing: the parameters, clip and time the simulation runs with.
     pub fn scene(&self) -> &Scene {
         self.playback.scene()
+    }
+
+    /// The status bar's message: what the last action did.
+    pub fn status(&self) -> &str {
+        &self.status
     }
 
     /// The error shown in the window, if any.
@@ -532,6 +564,9 @@ impl App {
         let start = match task {
             FileTask::OpenCharacter => self.character_path.clone(),
             FileTask::OpenPreset | FileTask::SavePreset => self.doc.path().map(Path::to_path_buf),
+            FileTask::OpenGarment => {
+                Some(PathBuf::from(&self.garment_editor.path)).filter(|p| p.is_file())
+            }
             FileTask::ExportFor(_) | FileTask::OpenSecond => None,
         };
         let text = start.map(|p| p.display().to_string()).unwrap_or_else(|| {
@@ -776,13 +811,26 @@ fn starting_scene(character: Arc<Character>, preset: &Preset, clip: &str) -> Sce
         .unwrap_or_else(|e| panic!("the built-in character cannot wear the jacket: {e}"))
 }
 
-/// `character` wearing `preset` on `clip`, or on its first clip when it has no such clip.
+/// `character` wearing `preset`'s template on `clip`, or on its first clip when it has no such
+/// clip.
 fn scene_on(character: Arc<Character>, preset: &Preset, clip: &str) -> Result<Scene, String> {
+    scene_on_outfit(character, &Outfit::Template, preset, clip)
+}
+
+/// [`scene_on`] with `character` wearing `outfit`.
+fn scene_on_outfit(
+    character: Arc<Character>,
+    outfit: &Outfit,
+    preset: &Preset,
+    clip: &str,
+) -> Result<Scene, String> {
     let clip = match character.clip(clip) {
         Some(_) => clip.to_string(),
         None => character.clip_names().next().unwrap_or(clip).to_string(),
     };
-    Scene::new(character, preset, &clip).map_err(|e| e.to_string())
+    outfit
+        .scene(character, preset, &clip)
+        .map_err(|e| e.to_string())
 }
 
 /// Shipped preset `i` (the tweed when out of range).

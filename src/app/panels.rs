@@ -361,6 +361,14 @@ fn file_menu(ui: &mut Ui, imported: bool, out: &mut Vec<Command>) {
     if settings.clicked() {
         out.push(Command::ShowCharacterSettings);
     }
+    let garment = ui.button("Open garment…").on_hover_text(
+        "Dress the glTF character in your own garment: a skinned mesh of its file or of a \
+         file of its own. Its lower part becomes the simulation grid and the cloth bones \
+         (docs/your-garment.md).",
+    );
+    if garment.clicked() {
+        out.push(Command::ShowGarment(true));
+    }
     ui.separator();
     ui.menu_button("Export for engine", |ui| {
         for engine in Engine::ALL {

@@ -484,6 +484,45 @@ pub(crate) fn skinned_mesh_names(src: &Source) -> Vec<String> {
         .collect()
 }
 
+/// The file's skinned meshes that may be a garment, in file order: all but the body, taken to
+/// be the one whose weights reach the most joints (a body moves with every limb, a garment
+/// with the few it covers). A file with one skinned mesh has none.
+pub(crate) fn garment_mesh_names(src: &Source) -> Vec<String> {
+    let Some(skin) = src.doc.skins().next() else {
+        return Vec::new();
+    };
+    let joints = skin.joints().count();
+    let reach = |node: &gltf::Node| -> usize {
+        let mut used = vec![false; joints];
+        for prim in node.mesh().iter().flat_map(|m| m.primitives()) {
+            let Ok(part) = read_primitive(src, &prim, joints) else {
+                continue;
+            };
+            for (j, w) in part.joints.iter().zip(&part.weights) {
+                for k in 0..4 {
+                    if w[k] > 0.0 {
+                        used[j[k] as usize] = true;
+                    }
+                }
+            }
+        }
+        used.iter().filter(|&&u| u).count()
+    };
+    let nodes: Vec<(String, usize)> = skinned_nodes(src, &skin)
+        .filter_map(|n| {
+            let name = n.name().or_else(|| n.mesh().and_then(|m| m.name()))?;
+            Some((name.to_string(), reach(&n)))
+        })
+        .collect();
+    let body = (0..nodes.len()).max_by_key(|&i| (nodes[i].1, std::cmp::Reverse(i)));
+    nodes
+        .into_iter()
+        .enumerate()
+        .filter(|&(i, _)| Some(i) != body)
+        .map(|(_, (name, _))| name)
+        .collect()
+}
+
 /// Every triangle primitive of every mesh node bound to the skin but the garment's, merged,
 /// with joints as bone indices; and each vertex in the file's world space at the rest pose.
 fn read_meshes(

@@ -234,9 +234,18 @@ impl Character {
         garment: &str,
     ) -> Result<(Self, WornMesh), RigError> {
         let settings = CharacterSettings::for_character(path, bone_map)?;
+        Self::load_wearing_with(path, &settings, garment)
+    }
+
+    /// [`Character::open_wearing`] with these settings (the tuner's Character window's).
+    pub fn load_wearing_with(
+        path: &Path,
+        settings: &CharacterSettings,
+        garment: &str,
+    ) -> Result<(Self, WornMesh), RigError> {
         let name = path.display().to_string();
         let (character, worn) = guarded(&name, || {
-            Self::with_worn(&Source::open(path)?, &settings, Some(garment))
+            Self::with_worn(&Source::open(path)?, settings, Some(garment))
         })?;
         let worn = worn.ok_or_else(|| RigError::Format {
             path: name,
@@ -249,6 +258,15 @@ impl Character {
     /// the body's parts and any garment, for File > Open garment….
     pub fn skinned_mesh_names(path: &Path) -> Result<Vec<String>, RigError> {
         Ok(super::import::skinned_mesh_names(&Source::open(path)?))
+    }
+
+    /// The skinned meshes of the file at `path` that may be a garment: all but the body (the
+    /// one whose weights reach the most joints). What File > Open garment… lists.
+    pub fn garment_mesh_names(path: &Path) -> Result<Vec<String>, RigError> {
+        let name = path.display().to_string();
+        guarded(&name, || {
+            Ok(super::import::garment_mesh_names(&Source::open(path)?))
+        })
     }
 
     fn with_worn(

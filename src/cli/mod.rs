@@ -102,11 +102,15 @@ pub enum Command {
     },
     /// Print the JSON Schema of the preset file (`presets/schema.json` is this output), or
     /// with `--character-settings` of a character's settings file
-    /// (`docs/character-settings.schema.json`).
+    /// (`docs/character-settings.schema.json`), or with `--garment-settings` of a garment's
+    /// (`docs/garment-settings.schema.json`).
     Schema {
         /// The character settings file's schema instead of the preset's.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "garment_settings")]
         character_settings: bool,
+        /// The garment settings file's schema instead of the preset's.
+        #[arg(long)]
+        garment_settings: bool,
     },
     /// Measure how well time-step conversion holds: how far the hem's trajectory on a clip
     /// departs from the preset at its own rate when run at each other rate, converted (as
@@ -459,9 +463,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             shard,
             junit,
         })),
-        Some(Command::Schema { character_settings }) => {
+        Some(Command::Schema {
+            character_settings,
+            garment_settings,
+        }) => {
             if character_settings {
                 print!("{}", crate::character::settings::settings_schema_text());
+            } else if garment_settings {
+                print!("{}", crate::garment::settings::settings_schema_text());
             } else {
                 print!("{}", crate::preset::schema::schema_text());
             }

@@ -29,6 +29,7 @@ use super::rig::{
     driver, lower_binding, mix_bindings, rest_model, smoothstep, Binding, GarmentRig, RenderMesh,
     RestSkin, RigFrame, Tailor,
 };
+pub use super::settings::{GridChoice, Seam, DEFAULT_SPACING_M};
 use super::{Body, Garment, GarmentError, Posed};
 use crate::character::{Character, Role, WornMesh};
 use crate::preset::Garment as Template;
@@ -37,36 +38,8 @@ use crate::preset::Garment as Template;
 /// degrees: a wider one is the front opening.
 pub const OPEN_GAP_DEG: f32 = 25.0;
 
-/// The grid spacing when none is given, metres: the built-in jacket's (ten rows over 0.66 m).
-pub const DEFAULT_SPACING_M: f32 = 0.0733;
-
 /// The most vertices a garment may have.
 pub const MAX_VERTICES: usize = 1_000_000;
-
-/// How the grid is laid over an imported garment (each `None`: found from the garment).
-#[derive(Clone, Debug, PartialEq)]
-pub struct GridChoice {
-    /// Rows from the pin line to the hem (at least 3).
-    pub rows: Option<usize>,
-    /// Columns round the body (odd, at least 5).
-    pub cols: Option<usize>,
-    /// Target distance between neighbouring particles, metres, when rows or columns are not
-    /// given.
-    pub spacing_m: f32,
-    /// Height of the pin line at rest, metres.
-    pub pin_height_m: Option<f32>,
-}
-
-impl Default for GridChoice {
-    fn default() -> Self {
-        Self {
-            rows: None,
-            cols: None,
-            spacing_m: DEFAULT_SPACING_M,
-            pin_height_m: None,
-        }
-    }
-}
 
 /// Where each garment vertex belongs, from its skin weights.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -329,15 +302,7 @@ fn find_grid(
         .filter(|&&v| pos[v].y <= hem + hem_band)
         .map(|&v| angle(pos[v]))
         .collect();
-    let (gap, gap_mid) = widest_gap(&mut hem_angles);
-    let closed = gap < OPEN_GAP_DEG.to_radians();
-    // An open garment spans from one side of its opening round to the other; a closed one
-    // round the whole body from its seam at the back.
-    let (start, span) = if closed {
-        (std::f32::consts::PI, TAU)
-    } else {
-        (gap_mid + gap * 0.5, TAU - gap)
-    };
+    let (closed, start, span) = seam_and_span(choice, widest_gap(&mut hem_angles));
     let rows = choice
         .rows
         .unwrap_or_else(|| ((pin - hem) / choice.spacing_m).round() as usize + 1)
@@ -397,6 +362,26 @@ fn pin_line(pos: &[Vec3], parts: &[Part], body: &[usize], top: f32, hem: f32) ->
         pin = top - (k as f32 + 1.0) * BAND_M;
     }
     pin
+}
+
+/// Whether the grid closes, the angle of its first column and its span round the body, for
+/// the hem's widest gap `(width, middle)` and the artist's `choice`. An open garment spans from
+/// one edge of its opening round to the other (an opening forced on a garment with none is
+/// [`OPEN_GAP_DEG`] wide); a closed one spans the whole body from its seam, at the back unless
+/// the choice puts it elsewhere.
+fn seam_and_span(choice: &GridChoice, (gap, gap_mid): (f32, f32)) -> (bool, f32, f32) {
+    let closed = match choice.seam {
+        Seam::Auto => gap < OPEN_GAP_DEG.to_radians(),
+        Seam::Open => false,
+        Seam::Closed => true,
+    };
+    let at = choice.seam_at_deg.map(f32::to_radians);
+    if closed {
+        (true, at.unwrap_or(std::f32::consts::PI), TAU)
+    } else {
+        let gap = gap.max(OPEN_GAP_DEG.to_radians());
+        (false, at.unwrap_or(gap_mid) + gap * 0.5, TAU - gap)
+    }
 }
 
 /// The widest gap between neighbouring `angles` round the circle, radians, and the angle at

@@ -22,6 +22,7 @@ pub mod jacket;
 pub mod layout;
 mod nearest;
 pub mod rig;
+pub mod settings;
 pub mod skirt;
 mod torn_mesh;
 pub mod veil;

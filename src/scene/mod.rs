@@ -560,6 +560,11 @@ impl Scene {
         self.placement = by.mul(&self.placement);
     }
 
+    /// Whether the meshes were skinned since the last step ([`Scene::skin_meshes`]).
+    pub fn is_skinned(&self) -> bool {
+        self.skinned
+    }
+
     /// The skinned body (character space) as of the last [`Scene::skin_meshes`].
     pub fn body(&self) -> MeshView<'_> {
         debug_assert!(self.skinned, "Scene::body before skin_meshes");

@@ -11,6 +11,7 @@ mod hood;
 mod imported;
 mod jacket;
 mod painted_max_distance;
+mod settings;
 mod skirt;
 mod tear;
 mod veil;

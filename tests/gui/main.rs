@@ -7,6 +7,7 @@ mod common;
 mod app;
 mod character;
 mod compare;
+mod garment;
 mod paint;
 mod playback;
 mod recovery;
