@@ -125,10 +125,11 @@ pub fn rigged_glb(
         indices: &body.indices,
         skin: &body_skin,
     };
-    let mut scene_nodes = joints.roots.clone();
+    let mut scene_nodes = Vec::new();
     for mesh in [&garment_mesh, &body_mesh] {
         scene_nodes.push(doc.mesh_node(mesh, skin));
     }
+    scene_nodes.push(doc.skeleton_root(&joints.roots));
     let bytes = doc.finish(joints.nodes, scene_nodes, extras)?;
     Ok(Rigged {
         bytes,
@@ -459,7 +460,7 @@ struct Doc {
     bin: Vec<u8>,
     /// How many joints the skin has (their nodes come first).
     joints: usize,
-    /// The mesh nodes, after the joints.
+    /// The nodes after the joints: the meshes' and any node above the skeleton's roots.
     mesh_nodes: Vec<json::Node>,
 }
 
@@ -561,6 +562,20 @@ impl Doc {
             name: Some(m.name.to_string()),
             mesh: Some(mesh),
             skin: Some(skin),
+            ..Default::default()
+        });
+        (self.joints + self.mesh_nodes.len() - 1) as u32
+    }
+
+    /// The node the skeleton hangs from: its root joint, or, for a skeleton with several
+    /// roots, a node above them all (glTF wants a skin's joints under one root).
+    fn skeleton_root(&mut self, roots: &[u32]) -> u32 {
+        if let [root] = roots {
+            return *root;
+        }
+        self.mesh_nodes.push(json::Node {
+            name: Some("cloth_tuner_armature".into()),
+            children: Some(roots.iter().map(|&r| json::Index::new(r)).collect()),
             ..Default::default()
         });
         (self.joints + self.mesh_nodes.len() - 1) as u32
