@@ -1,7 +1,8 @@
 //! The rigged garment (`export --rig`): the file passes the Khronos glTF validator (npm
 //! `gltf-validator`, installed by `.ci/run` into `tools/gltf-validator`), loads back into
 //! cloth-tuner as the character wearing its garment with the same grid and cloth bones, and
-//! skins to the garment's rest mesh by the glTF skinning formula alone.
+//! skins by the glTF skinning formula alone to the garment's rest mesh at rest and to what
+//! cloth-tuner's rig draws when the bones move.
 //!
 //! The validator needs `node` and `tools/gltf-validator/node_modules` (`npm ci` there): with
 //! `CI=true` their absence fails the test, elsewhere it skips with a note.
@@ -16,7 +17,7 @@ use cloth_tuner::garment::{dress, fitted_layout, Garment};
 use cloth_tuner::preset::{Garment as Template, Preset};
 use cloth_tuner_assets::garment::GarmentKind;
 use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use serde_json::Value;
 
 const TOOL: &str = "tools/gltf-validator";
@@ -153,9 +154,14 @@ impl Read {
         extras["cloth_tuner"].clone()
     }
 
-    /// The mesh node called `name`, skinned by the glTF formula at rest: per vertex,
-    /// Σ weight × world(joint) × inverse bind(joint) × position.
+    /// The mesh node called `name`, skinned by the glTF formula at rest.
     fn skinned(&self, name: &str) -> Vec<Vec3> {
+        self.skinned_by(name, |joint| self.world[joint.index()])
+    }
+
+    /// The mesh node called `name` skinned by the glTF formula with each joint's world matrix
+    /// `world(joint)`: per vertex, Σ weight × world(joint) × inverse bind(joint) × position.
+    fn skinned_by(&self, name: &str, world: impl Fn(gltf::Node) -> Mat4) -> Vec<Vec3> {
         let node = self.doc.nodes().find(|n| n.name() == Some(name)).unwrap();
         let skin = node.skin().unwrap();
         let get = |b: gltf::Buffer| Some(&self.buffers[b.index()][..]);
@@ -168,7 +174,7 @@ impl Read {
         let joints: Vec<Mat4> = skin
             .joints()
             .zip(&ibm)
-            .map(|(j, inv)| self.world[j.index()] * *inv)
+            .map(|(j, inv)| world(j) * *inv)
             .collect();
         let mut out = Vec::new();
         for prim in node.mesh().unwrap().primitives() {
@@ -247,9 +253,58 @@ fn check(out: &Path, character: &Character, garment: &dyn Garment) {
         err < 1e-4,
         "{name}: the file skins {err} m off the rest mesh"
     );
+    check_posed(&file, name, character, garment);
     let body = file.skinned("body");
     let err = worst(&body, &character.mesh.positions);
     assert!(err < 1e-4, "the body skins {err} m off its rest mesh");
+}
+
+/// The garment posed (the body bones turned, the particles moved off their rest places) and
+/// skinned by cloth-tuner, against the file skinned by the glTF formula with each joint, found
+/// by its name, where cloth-tuner has that bone: the file's joints, weights and inverse bind
+/// matrices say what cloth-tuner's rig says. For garments with no drivers of their own.
+fn check_posed(file: &Read, name: &str, character: &Character, garment: &dyn Garment) {
+    let rig = garment.rig();
+    if rig.rest_drivers().len() != rig.character_bones() {
+        return;
+    }
+    let sk = &character.skeleton;
+    let mut pose = sk.rest_pose();
+    for (i, f) in pose.local.iter_mut().enumerate() {
+        f.rotation *= Quat::from_rotation_z(0.1 * ((i % 5) as f32 - 2.0));
+    }
+    let mut model = Vec::new();
+    pose.compute_model(sk, &mut model);
+    let mut frame = rig.new_frame();
+    rig.pose(&model, &[], &mut frame);
+    let topo = &rig.topology;
+    let moved: Vec<Vec3> = (0..topo.len())
+        .map(|i| {
+            let t = i as f32;
+            topo.rest[i] + Vec3::new(t.sin(), 0.3 * t.cos(), (1.7 * t).cos()) * 0.03
+        })
+        .collect();
+    rig.update_bones(&moved, &mut frame);
+    let (mut ours, mut normals) = (Vec::new(), Vec::new());
+    rig.skin_render(&frame, &mut ours, &mut normals);
+    let sites = rig.sim_bone_sites();
+    let theirs = file.skinned_by(name, |joint| {
+        let bone = joint.name().unwrap();
+        match sk.find(bone) {
+            Some(b) => model[b],
+            None => {
+                let s = sites
+                    .iter()
+                    .position(|&(r, c)| format!("cloth_r{r}_c{c}") == bone);
+                frame.sim_bones[s.unwrap()]
+            }
+        }
+    });
+    let err = worst(&theirs, &ours);
+    assert!(
+        err < 1e-4,
+        "{name} posed: the file skins {err} m off cloth-tuner"
+    );
 }
 
 #[test]
