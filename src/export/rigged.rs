@@ -69,7 +69,9 @@ pub struct Rigged {
     pub garment: String,
     /// Joints of the skin: the skeleton's bones, the garment's drivers, the cloth bones.
     pub joints: usize,
+    /// Cloth bones (`cloth_r{row}_c{col}`).
     pub cloth_bones: usize,
+    /// Vertices of the garment's mesh and of the body's.
     pub garment_vertices: usize,
     pub body_vertices: usize,
 }
