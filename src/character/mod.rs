@@ -62,6 +62,6 @@ pub use mesh::{skin, SkinnedMesh, WornMesh};
 pub use roles::{Role, Roles};
 pub use roles_shape::BindPose;
 pub use settings::CharacterSettings;
-pub use skeleton::{Bone, Pose, Skeleton};
+pub use skeleton::{cloth_bone_name, cloth_driver_name, is_cloth_bone, Bone, Pose, Skeleton};
 pub use source::MAX_FILE_BYTES;
 pub use worn::BIND_TOLERANCE_M;

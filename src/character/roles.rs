@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::roles_shape::{self, BindPose};
-use super::Skeleton;
+use super::{is_cloth_bone, Skeleton};
 
 /// A humanoid bone role. In files (the bone map, the ellipsoid scales) roles are written in
 /// snake case: `pelvis`, `upperarm_l`, `shin_r`, ... Left is the character's own left.
@@ -451,6 +451,9 @@ impl Roles {
 fn by_name(skeleton: &Skeleton) -> Vec<(Role, usize)> {
     let mut best: BTreeMap<Role, ((usize, bool), usize)> = BTreeMap::new();
     for (i, bone) in skeleton.bones().iter().enumerate() {
+        if is_cloth_bone(&bone.name) {
+            continue;
+        }
         if let Some((role, rank)) = role_of_name(&bone.name) {
             let entry = best.entry(role).or_insert((rank, i));
             if rank < entry.0 {

@@ -135,9 +135,13 @@ impl<'a> Tree<'a> {
             return Err("the bind pose has no usable position for every bone".into());
         }
         let parent: Vec<Option<usize>> = (0..n).map(|i| skeleton.parent(i)).collect();
+        // A rigged garment's cloth bones hang from the torso: no rule walks into them.
+        let cloth: Vec<bool> = (0..n)
+            .map(|i| super::is_cloth_bone(&skeleton.bones()[i].name))
+            .collect();
         let mut children = vec![Vec::new(); n];
         for (i, p) in parent.iter().enumerate() {
-            if let Some(p) = *p {
+            if let (Some(p), false) = (*p, cloth[i]) {
                 children[p].push(i);
             }
         }
@@ -145,7 +149,7 @@ impl<'a> Tree<'a> {
         // Parents come before their children, so a backward pass sums subtrees.
         let mut size = vec![1usize; n];
         for i in (1..n).rev() {
-            if let Some(p) = parent[i] {
+            if let (Some(p), false) = (parent[i], cloth[i]) {
                 size[p] += size[i];
             }
         }

@@ -143,3 +143,48 @@ impl Pose {
         }
     }
 }
+
+/// The name of the cloth bone on the simulation grid's particle at `row`, `col`, in a rigged
+/// garment's file (`cloth_r{row}_c{col}`).
+pub fn cloth_bone_name(row: usize, col: usize) -> String {
+    format!("cloth_r{row}_c{col}")
+}
+
+/// The name of a garment's own driver `k` (a jacket's shoulder pad or side bone, a hood's bone)
+/// in a rigged garment's file (`cloth_driver_{k}`).
+pub fn cloth_driver_name(k: usize) -> String {
+    format!("cloth_driver_{k}")
+}
+
+/// Whether `name` is one of the bones a rigged garment's file adds to the character's
+/// skeleton ([`cloth_bone_name`], [`cloth_driver_name`]): they are no humanoid role's, so
+/// the role finders leave them out.
+pub fn is_cloth_bone(name: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some(k) = name.strip_prefix("cloth_driver_") {
+        return digits(k);
+    }
+    name.strip_prefix("cloth_r")
+        .and_then(|rest| rest.split_once("_c"))
+        .is_some_and(|(r, c)| digits(r) && digits(c))
+}
+
+#[cfg(test)]
+mod cloth_bone_tests {
+    use super::*;
+
+    #[test]
+    fn cloth_bone_names_are_told_from_a_riggers_own() {
+        assert!(is_cloth_bone(&cloth_bone_name(3, 12)));
+        assert!(is_cloth_bone(&cloth_driver_name(0)));
+        for other in [
+            "cloth_tuner_ground",
+            "cloth_r1",
+            "cloth_rA_c2",
+            "Cloth_Skirt_01",
+            "spine",
+        ] {
+            assert!(!is_cloth_bone(other), "{other}");
+        }
+    }
+}

@@ -1,12 +1,67 @@
 //! `cloth-tuner export` and `cloth-tuner schema`: take a preset to an engine, as our own JSON
-//! or as an engine's settings (see [`crate::export`]).
+//! or as an engine's settings (see [`crate::export`]), or the garment rigged with its cloth
+//! bones as glTF ([`crate::export::rigged`]).
 
 use std::path::Path;
 
 use anyhow::Context;
 
+use super::CharacterArgs;
+use crate::export::rigged::write_rigged;
 use crate::export::{export_for_engine, Engine, GridSize};
+use crate::garment::{dress, fitted_layout, Garment};
 use crate::preset::{convert_preset, Preset};
+use crate::scene::Outfit;
+
+/// `export --rig`: the garment `character` names (or the preset's template) on that
+/// character, rigged, written atomically to `out`. Returns the report.
+pub fn export_rig(preset: &Path, character: &CharacterArgs, out: &Path) -> anyhow::Result<String> {
+    let fabric = Preset::load(preset)?;
+    let (body, outfit) = character.load_outfit()?;
+    let template;
+    let garment: &dyn Garment = match &outfit {
+        Outfit::Garment(g) => g.as_ref(),
+        Outfit::Template => {
+            let layout = fitted_layout(&body, fabric.garment);
+            template = dress(&body, fabric.garment, &layout)
+                .with_context(|| format!("{:?} on this character", fabric.garment))?;
+            template.as_ref()
+        }
+    };
+    let rigged = write_rigged(out, &body, garment, &fabric)
+        .with_context(|| format!("--rig {}", out.display()))?;
+    let topo = &garment.rig().topology;
+    Ok(format!(
+        "{} -> {} (rigged garment `{}`: {} x {} grid, {} cloth bones, {} joints, {} garment and \
+         {} body vertices)\n",
+        preset.display(),
+        out.display(),
+        rigged.garment,
+        topo.cols,
+        topo.rows,
+        rigged.cloth_bones,
+        rigged.joints,
+        rigged.garment_vertices,
+        rigged.body_vertices,
+    ))
+}
+
+/// The character options are for `--rig` only: refuses them on a preset or engine export.
+pub fn refuse_character(character: &CharacterArgs) -> anyhow::Result<()> {
+    let CharacterArgs {
+        character,
+        bone_map,
+        garment_mesh,
+        garment,
+    } = character;
+    if character.is_some() || bone_map.is_some() || garment_mesh.is_some() || garment.is_some() {
+        anyhow::bail!(
+            "--character, --bone-map, --garment and --garment-mesh are for `export --rig`; a \
+             preset or engine export does not depend on the character"
+        );
+    }
+    Ok(())
+}
 
 /// Loads `preset`, converts it to `timestep_hz` when given, and saves it atomically to `out`.
 /// Returns the report printed for the user.

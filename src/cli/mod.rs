@@ -79,12 +79,21 @@ pub enum Command {
     /// (`converted_from_hz`). Without `--engine`, our own preset JSON (for engines that embed
     /// this library); with it, that engine's settings under its own names (`--out`), the
     /// per-particle table beside it (`.particles.csv`) and, for jolt and nvcloth, a C++
-    /// snippet (`.cpp`); every knob the engine cannot take is printed as a warning. Files are
-    /// written atomically.
+    /// snippet (`.cpp`); every knob the engine cannot take is printed as a warning. With
+    /// `--rig OUT.glb`, the rigged garment instead: one glTF binary with the character's
+    /// skeleton, the cloth bones, the garment and the body skinned to them, and the grid and
+    /// the preset in its extras (docs/engines.md, "The rigged garment"). Files are written
+    /// atomically.
     Export {
         /// unity, chaos, jolt, nvcloth or magica2. Omit for our own preset JSON.
         #[arg(long)]
         engine: Option<String>,
+        /// Write the rigged garment (.glb) here: the preset's template on the character, or
+        /// the garment `--garment` / `--garment-mesh` name.
+        #[arg(long, value_name = "OUT.glb", conflicts_with_all = ["engine", "out", "timestep_hz"])]
+        rig: Option<PathBuf>,
+        #[command(flatten)]
+        character: CharacterArgs,
         /// The garment grid the per-particle data is for: COLSxROWS, a flat panel 5 cm apart,
         /// or COLSxROWS@SPACING (metres). Default: the preset's garment on the built-in
         /// character, with its rest area for the masses. Only with --engine.
@@ -97,8 +106,8 @@ pub enum Command {
         #[arg(long, value_name = "HZ")]
         timestep_hz: Option<f64>,
         /// Where to write the exported preset.
-        #[arg(long)]
-        out: PathBuf,
+        #[arg(long, required_unless_present = "rig")]
+        out: Option<PathBuf>,
     },
     /// Print the JSON Schema of the preset file (`presets/schema.json` is this output), or
     /// with `--character-settings` of a character's settings file
@@ -349,14 +358,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Export {
             engine,
+            rig,
+            character,
             grid,
             preset,
             timestep_hz,
             out,
         }) => {
-            let report = match engine {
-                None => export::export(&preset, timestep_hz, &out)?,
-                Some(e) => export::export_engine(&e, grid.as_deref(), &preset, timestep_hz, &out)?,
+            let report = match (rig, out, engine) {
+                (Some(rig), _, _) => export::export_rig(&preset, &character, &rig)?,
+                (None, Some(out), engine) => {
+                    export::refuse_character(&character)?;
+                    match engine {
+                        None => export::export(&preset, timestep_hz, &out)?,
+                        Some(e) => {
+                            export::export_engine(&e, grid.as_deref(), &preset, timestep_hz, &out)?
+                        }
+                    }
+                }
+                (None, None, _) => anyhow::bail!("export: give --out, or --rig OUT.glb"),
             };
             print!("{report}");
             Ok(ExitCode::SUCCESS)

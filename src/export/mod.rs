@@ -30,6 +30,8 @@ mod jolt;
 mod magica2;
 mod nvcloth;
 pub mod particles;
+#[cfg(feature = "rig")]
+pub mod rigged;
 pub mod units;
 mod unity;
 

@@ -37,7 +37,7 @@ use crate::sim::{Cloth, FabricParams, Frame, LegLines};
 
 pub use layout::GridLayout;
 pub(crate) use nearest::PointGrid;
-pub use rig::{GarmentError, GarmentRig, RenderMesh, RigFrame};
+pub use rig::{Binding, GarmentError, GarmentRig, RenderMesh, RigFrame};
 pub use torn_mesh::open_indices;
 
 /// How far apart two neighbouring reference points in a row may be, x their link's rest

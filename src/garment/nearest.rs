@@ -106,15 +106,17 @@ impl PointGrid {
         let range = |a: usize| centre[a].saturating_sub(s)..=(centre[a] + s).min(self.dims[a] - 1);
         for z in range(2) {
             for y in range(1) {
-                for x in range(0) {
-                    let away = [x, y, z]
-                        .iter()
-                        .zip(centre)
-                        .map(|(&i, c)| i.abs_diff(c))
-                        .max();
-                    if away != Some(s) {
-                        continue;
-                    }
+                // Inside the shell's faces in y and z, only its two ends in x are on it: the
+                // shell's cells are visited alone (in the order walking the whole cube gives),
+                // so a far query costs its shells' surfaces, not their volumes.
+                let inner = z.abs_diff(centre[2]) < s && y.abs_diff(centre[1]) < s;
+                let ends = [
+                    centre[0].checked_sub(s),
+                    Some(centre[0] + s).filter(|&x| x < self.dims[0]),
+                ];
+                let (mut all, mut two) = (range(0), ends.into_iter().flatten());
+                let xs: &mut dyn Iterator<Item = usize> = if inner { &mut two } else { &mut all };
+                for x in xs {
                     let c = self.flat([x, y, z]);
                     for &i in &self.items[self.start[c] as usize..self.start[c + 1] as usize] {
                         let d = self.points[i as usize].distance_squared(p);

@@ -66,8 +66,9 @@ impl Bones {
     }
 }
 
-/// Up to four (driver index, weight) pairs.
-pub(super) type Binding = [(u16, f32); 4];
+/// Up to four (index, weight) pairs: a particle's into the rig's drivers, a render vertex's
+/// into [`RigFrame::render_skin`].
+pub type Binding = [(u16, f32); 4];
 
 /// Per-frame matrices of a garment's rig. Sized once by [`GarmentRig::new_frame`].
 #[derive(Clone, Debug, Default)]
@@ -112,6 +113,12 @@ impl RenderMesh {
     /// Number of vertices.
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
+    }
+
+    /// Per vertex, its skinning: indices into [`RigFrame::render_skin`] (the simulation bones,
+    /// then the drivers) and weights.
+    pub fn binding(&self) -> &[Binding] {
+        &self.binding
     }
 
     /// Fills [`RenderMesh::corner_sign`] from the rest positions and normals.
@@ -321,6 +328,48 @@ impl GarmentRig {
     /// The (row, column) of the particle each simulation bone sits on.
     pub fn sim_bone_sites(&self) -> &[(usize, usize)] {
         &self.bone_sites
+    }
+
+    /// The simulation bones at rest (character space), in [`GarmentRig::sim_bone_sites`]'
+    /// order.
+    pub fn rest_sim_bones(&self) -> Vec<Mat4> {
+        let mut out = Vec::new();
+        sim_bones_into(
+            &self.topology,
+            &self.bone_sites,
+            &self.topology.rest,
+            &mut out,
+        );
+        out
+    }
+
+    /// The rest matrices of the drivers (character space): the character's bones, then the
+    /// garment's own ([`GarmentRig::character_bones`] of them are the character's).
+    pub fn rest_drivers(&self) -> &[Mat4] {
+        &self.rest_drivers
+    }
+
+    /// How many of the drivers are the character's bones.
+    pub fn character_bones(&self) -> usize {
+        self.char_bones
+    }
+
+    /// How particle `i`'s reference point follows the drivers.
+    pub fn particle_binding(&self, i: usize) -> &Binding {
+        &self.particle_binding[i]
+    }
+
+    /// The character bone the garment's own driver `k` hangs from: the torso bone (pelvis,
+    /// spine, chest, neck, head) nearest it at rest. A jacket's pads and side bones come out
+    /// under the chest or the neck, a hood's bone under the head.
+    pub fn driver_parent(&self, k: usize) -> usize {
+        let at = |d: usize| self.rest_drivers[d].w_axis.truncate();
+        let p = at(self.char_bones + k);
+        let b = self.bones;
+        [b.pelvis, b.spine, b.chest, b.neck, b.head]
+            .into_iter()
+            .min_by(|&x, &y| at(x).distance(p).total_cmp(&at(y).distance(p)))
+            .unwrap_or(b.chest)
     }
 
     /// Buffers for [`GarmentRig::pose`], sized for this rig.

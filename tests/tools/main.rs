@@ -9,4 +9,5 @@ mod fit;
 mod jolt_wasm;
 mod regress;
 mod render_lod;
+mod rigged;
 mod wedge;
