@@ -5,8 +5,9 @@
 //! ours so the tuner takes the import path. Bones other rigs have and ours lacks (toes, finger
 //! chains, a head-top end, an upper spine bone) can be added, the file's nodes and joints
 //! written in a shuffled order, or the hierarchy flattened into one chain (no humanoid shape
-//! at all), for the tests of roles found from the skeleton's shape. As `.glb` bytes, or as
-//! `.gltf` JSON with an external `.bin` buffer.
+//! at all), for the tests of roles found from the skeleton's shape. The body can take other
+//! proportions ([`Proportions`]: a robot, a soldier, a T-pose bind, long arms, ...). As `.glb`
+//! bytes, or as `.gltf` JSON with an external `.bin` buffer.
 
 use glam::{Quat, Vec3};
 use serde_json::{json, Value};
