@@ -70,9 +70,9 @@ fn every_template_covers_every_test_body_at_rest() {
 
 /// Where a row stretches past 10 % on a test body (issue 40, not fixed yet), the largest
 /// stretch measured over the steps this file runs, percent: held so that it gets no worse.
-/// Traced on the tall body's tweed walk: the hem's front corner, where the fitted thigh's two
-/// overlapping ellipsoids push a particle after the deformation limit (the known limit in
-/// docs/your-character.md); the reference points stay within their rest spacing.
+/// Traced in docs/your-character.md ("Bodies of other proportions"): the jackets' hem near its
+/// front corners, pushed by the thighs' ellipsoids after the deformation limit; the skirt's
+/// hem beside its seam, its references pushed apart by the leg lines.
 const KNOWN_OVER: [(&str, &str, &str, f32); 12] = [
     ("robot", "tweed", "run", 69.0),
     ("slim", "tweed", "dodge", 55.0),
