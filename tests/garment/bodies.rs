@@ -72,7 +72,7 @@ fn every_template_covers_every_test_body_at_rest() {
 /// stretch measured over the steps this file runs, percent: held so that it gets no worse.
 /// Traced in docs/your-character.md ("Bodies of other proportions"): the jackets' hem near its
 /// front corners, pushed by the thighs' ellipsoids after the deformation limit; the skirt's
-/// hem beside its seam, its references pushed apart by the leg lines.
+/// hem beside its seam, its references pushed apart after the row's span rule.
 const KNOWN_OVER: [(&str, &str, &str, f32); 12] = [
     ("robot", "tweed", "run", 69.0),
     ("slim", "tweed", "dodge", 55.0),
