@@ -4,6 +4,7 @@
 use glam::{Quat, Vec3};
 
 use crate::dmath;
+use crate::proportions::Proportions;
 
 /// Bone indices of the generated skeleton (parents first).
 pub mod b {
@@ -53,6 +54,9 @@ pub fn side_sign(side: usize) -> f32 {
     }
 }
 
+/// Standing height of the mannequin, metres (the top of the head).
+pub const HEIGHT: f32 = 1.80;
+
 /// Lengths, metres.
 pub const UPPERARM_LEN: f32 = 0.29;
 pub const FOREARM_LEN: f32 = 0.26;
@@ -62,6 +66,21 @@ pub const CALF_LEN: f32 = 0.435;
 /// Rest direction of the arm (A-pose, 45° down) for a side.
 pub fn arm_dir(side: usize) -> Vec3 {
     Vec3::new(side_sign(side), -1.0, 0.0).normalize()
+}
+
+/// Rest direction of the arm `drop_deg` degrees below horizontal for a side (45: exactly
+/// [`arm_dir`]).
+pub fn arm_dir_at(side: usize, drop_deg: f32) -> Vec3 {
+    if drop_deg == 45.0 {
+        return arm_dir(side);
+    }
+    let a = dmath::deg(drop_deg as f64);
+    Vec3::new(
+        side_sign(side) * dmath::cos(a) as f32,
+        -dmath::sin(a) as f32,
+        0.0,
+    )
+    .normalize()
 }
 
 /// One bone of the layout: name, parent and rest position in character space. Every bone's
@@ -74,6 +93,16 @@ pub struct BoneDef {
 
 /// The skeleton layout, 1.80 m tall, A-pose, facing +Z.
 pub fn bones() -> Vec<BoneDef> {
+    bones_with(&Proportions::default())
+}
+
+/// The skeleton of a body with proportions `p`, before its height scale
+/// ([`Proportions::height_scale`]): the limbs' lengths, the shoulders' and hips' spacing and
+/// the arms' angle from `p`, the trunk raised with the hips.
+pub fn bones_with(p: &Proportions) -> Vec<BoneDef> {
+    let rise = Vec3::Y * p.hip_rise();
+    let (upperarm_len, forearm_len) = (UPPERARM_LEN * p.arm_length, FOREARM_LEN * p.arm_length);
+    let (thigh_len, calf_len) = (THIGH_LEN * p.leg_length, CALF_LEN * p.leg_length);
     let mut v: Vec<BoneDef> = Vec::with_capacity(b::COUNT);
     let mut add = |name: &str, parent: Option<usize>, pos: Vec3| {
         v.push(BoneDef {
@@ -83,22 +112,23 @@ pub fn bones() -> Vec<BoneDef> {
         })
     };
     add("root", None, Vec3::ZERO);
-    add("pelvis", Some(b::ROOT), Vec3::new(0.0, 1.0, 0.0));
-    add("spine", Some(b::PELVIS), Vec3::new(0.0, 1.10, 0.0));
-    add("chest", Some(b::SPINE), Vec3::new(0.0, 1.28, 0.0));
-    add("neck", Some(b::CHEST), Vec3::new(0.0, 1.50, -0.01));
-    add("head", Some(b::NECK), Vec3::new(0.0, 1.61, 0.0));
+    add("pelvis", Some(b::ROOT), Vec3::new(0.0, 1.0, 0.0) + rise);
+    add("spine", Some(b::PELVIS), Vec3::new(0.0, 1.10, 0.0) + rise);
+    add("chest", Some(b::SPINE), Vec3::new(0.0, 1.28, 0.0) + rise);
+    add("neck", Some(b::CHEST), Vec3::new(0.0, 1.50, -0.01) + rise);
+    add("head", Some(b::NECK), Vec3::new(0.0, 1.61, 0.0) + rise);
+    let wide = Vec3::new(p.shoulder_width, 1.0, 1.0);
     for side in 0..2 {
         let s = side_sign(side);
         let sfx = if side == 0 { "l" } else { "r" };
-        let shoulder = Vec3::new(0.185 * s, 1.445, -0.01);
-        let dir = arm_dir(side);
-        let elbow = shoulder + dir * UPPERARM_LEN;
-        let wrist = elbow + dir * FOREARM_LEN;
+        let shoulder = Vec3::new(0.185 * s, 1.445, -0.01) * wide + rise;
+        let dir = arm_dir_at(side, p.arm_drop_deg);
+        let elbow = shoulder + dir * upperarm_len;
+        let wrist = elbow + dir * forearm_len;
         add(
             &format!("clavicle_{sfx}"),
             Some(b::CHEST),
-            Vec3::new(0.03 * s, 1.455, 0.02),
+            Vec3::new(0.03 * s, 1.455, 0.02) * wide + rise,
         );
         add(
             &format!("upperarm_{sfx}"),
@@ -108,30 +138,30 @@ pub fn bones() -> Vec<BoneDef> {
         add(
             &format!("upperarm_twist_{sfx}"),
             Some(b::upperarm(side)),
-            shoulder + dir * (0.5 * UPPERARM_LEN),
+            shoulder + dir * (0.5 * upperarm_len),
         );
         add(&format!("forearm_{sfx}"), Some(b::upperarm(side)), elbow);
         add(
             &format!("forearm_twist_{sfx}"),
             Some(b::forearm(side)),
-            elbow + dir * (0.6 * FOREARM_LEN),
+            elbow + dir * (0.6 * forearm_len),
         );
         add(&format!("hand_{sfx}"), Some(b::forearm(side)), wrist);
     }
     for side in 0..2 {
         let s = side_sign(side);
         let sfx = if side == 0 { "l" } else { "r" };
-        let hip = Vec3::new(0.095 * s, 0.95, 0.0);
+        let hip = Vec3::new(0.095 * s * p.hips, 0.95, 0.0) + rise;
         add(&format!("thigh_{sfx}"), Some(b::PELVIS), hip);
         add(
             &format!("calf_{sfx}"),
             Some(b::thigh(side)),
-            hip - Vec3::Y * THIGH_LEN,
+            hip - Vec3::Y * thigh_len,
         );
         add(
             &format!("foot_{sfx}"),
             Some(b::calf(side)),
-            hip - Vec3::Y * (THIGH_LEN + CALF_LEN),
+            hip - Vec3::Y * (thigh_len + calf_len),
         );
     }
     v
@@ -220,47 +250,71 @@ struct Part {
 /// The body as bone-bound shapes.
 struct Body {
     parts: Vec<Part>,
+    /// Factor on the blend widths between parts ([`Proportions::blend`]).
+    blend: f32,
 }
 
 const LIMB_LEG: [usize; 2] = [0, 1];
 const LIMB_ARM: [usize; 2] = [2, 3];
 
-/// The trunk: pelvis, belly, chest, neck and head.
-fn trunk_parts() -> Vec<Part> {
+/// Width and depth scaled by `k`, height kept.
+fn girth(k: f32) -> Vec3 {
+    Vec3::new(k, 1.0, k)
+}
+
+/// The trunk: pelvis, belly, chest, neck and head, riding on the hips and as wide as `p`
+/// says.
+fn trunk_parts(p: &Proportions) -> Vec<Part> {
+    let rise = Vec3::Y * p.hip_rise();
     let mut parts = Vec::new();
     let mut add = |bone: usize, group: Group, shape: Shape| parts.push(Part { bone, group, shape });
     use Group::*;
     add(
         b::PELVIS,
         Trunk,
-        Shape::ellipsoid(Vec3::new(0.0, 0.955, -0.01), Vec3::new(0.165, 0.12, 0.115)),
+        Shape::ellipsoid(
+            Vec3::new(0.0, 0.955, -0.01) + rise,
+            Vec3::new(0.165, 0.12, 0.115) * girth(p.hips),
+        ),
     );
     add(
         b::PELVIS,
         Trunk,
-        Shape::ellipsoid(Vec3::new(0.0, 0.93, -0.035), Vec3::new(0.15, 0.09, 0.085)),
+        Shape::ellipsoid(
+            Vec3::new(0.0, 0.93, -0.035) + rise,
+            Vec3::new(0.15, 0.09, 0.085) * girth(p.hips),
+        ),
     );
     add(
         b::SPINE,
         Trunk,
-        Shape::ellipsoid(Vec3::new(0.0, 1.12, 0.005), Vec3::new(0.14, 0.15, 0.1)),
+        Shape::ellipsoid(
+            Vec3::new(0.0, 1.12, 0.005) + rise,
+            Vec3::new(0.14, 0.15, 0.1) * girth(p.waist),
+        ),
     );
     add(
         b::CHEST,
         Trunk,
-        Shape::ellipsoid(Vec3::new(0.0, 1.30, 0.005), Vec3::new(0.16, 0.17, 0.11)),
+        Shape::ellipsoid(
+            Vec3::new(0.0, 1.30, 0.005) + rise,
+            Vec3::new(0.16, 0.17, 0.11) * girth(p.chest),
+        ),
     );
     add(
         b::CHEST,
         Trunk,
-        Shape::ellipsoid(Vec3::new(0.0, 1.405, -0.015), Vec3::new(0.175, 0.075, 0.09)),
+        Shape::ellipsoid(
+            Vec3::new(0.0, 1.405, -0.015) + rise,
+            Vec3::new(0.175, 0.075, 0.09) * girth(p.chest),
+        ),
     );
     add(
         b::NECK,
         Trunk,
         Shape::RoundCone {
-            a: Vec3::new(0.0, 1.43, -0.02),
-            b: Vec3::new(0.0, 1.62, 0.0),
+            a: Vec3::new(0.0, 1.43, -0.02) + rise,
+            b: Vec3::new(0.0, 1.62, 0.0) + rise,
             ra: 0.058,
             rb: 0.05,
         },
@@ -268,38 +322,50 @@ fn trunk_parts() -> Vec<Part> {
     add(
         b::HEAD,
         Trunk,
-        Shape::ellipsoid(Vec3::new(0.0, 1.70, 0.005), Vec3::new(0.078, 0.10, 0.095)),
+        Shape::ellipsoid(
+            Vec3::new(0.0, 1.70, 0.005) + rise,
+            Vec3::new(0.078, 0.10, 0.095),
+        ),
     );
     add(
         b::HEAD,
         Trunk,
-        Shape::ellipsoid(Vec3::new(0.0, 1.64, 0.035), Vec3::new(0.06, 0.055, 0.065)),
+        Shape::ellipsoid(
+            Vec3::new(0.0, 1.64, 0.035) + rise,
+            Vec3::new(0.06, 0.055, 0.065),
+        ),
     );
     add(
         b::HEAD,
         Trunk,
-        Shape::ellipsoid(Vec3::new(0.0, 1.69, 0.1), Vec3::new(0.013, 0.024, 0.02)),
+        Shape::ellipsoid(
+            Vec3::new(0.0, 1.69, 0.1) + rise,
+            Vec3::new(0.013, 0.024, 0.02),
+        ),
     );
     parts
 }
 
 /// The shoulder: from the chest out to the upper arm, blended with the trunk.
-fn shoulder_part(bones: &[BoneDef], side: usize) -> Part {
+fn shoulder_part(bones: &[BoneDef], p: &Proportions, side: usize) -> Part {
     let s = side_sign(side);
+    let wide = Vec3::new(p.shoulder_width, 1.0, 1.0);
     Part {
         bone: b::clavicle(side),
         group: Group::Trunk,
         shape: Shape::RoundCone {
-            a: Vec3::new(0.04 * s, 1.45, -0.01),
+            a: Vec3::new(0.04 * s, 1.45, -0.01) * wide + Vec3::Y * p.hip_rise(),
             b: bones[b::upperarm(side)].pos,
-            ra: 0.05,
-            rb: 0.055,
+            ra: 0.05 * p.limbs,
+            rb: 0.055 * p.limbs,
         },
     }
 }
 
-/// One arm: upper arm, forearm, and the hand (palm, fingers, thumb).
-fn arm_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
+/// One arm: upper arm, forearm, and the hand (palm, fingers, thumb); the arm as thick and at
+/// the angle `prop` says.
+fn arm_parts(bones: &[BoneDef], prop: &Proportions, side: usize) -> Vec<Part> {
+    let limbs = prop.limbs;
     let p = |i: usize| bones[i].pos;
     let s = side_sign(side);
     let mut parts = Vec::new();
@@ -308,15 +374,15 @@ fn arm_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
     let sh = p(b::upperarm(side));
     let el = p(b::forearm(side));
     let wr = p(b::hand(side));
-    let dir = arm_dir(side);
+    let dir = arm_dir_at(side, prop.arm_drop_deg);
     add(
         b::upperarm(side),
         g,
         Shape::RoundCone {
             a: sh,
             b: el,
-            ra: 0.056,
-            rb: 0.04,
+            ra: 0.056 * limbs,
+            rb: 0.04 * limbs,
         },
     );
     add(
@@ -325,12 +391,12 @@ fn arm_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
         Shape::RoundCone {
             a: el,
             b: wr,
-            ra: 0.042,
-            rb: 0.027,
+            ra: 0.042 * limbs,
+            rb: 0.027 * limbs,
         },
     );
     // Hand: palm faces the thigh (inward-down), thumb forward.
-    let palm_n = Vec3::new(-s, -1.0, 0.0).normalize();
+    let palm_n = Vec3::new(dir.y * s, -dir.x * s, 0.0);
     let axes = [dir, Vec3::Z, palm_n];
     add(
         b::hand(side),
@@ -363,8 +429,8 @@ fn arm_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
     parts
 }
 
-/// One leg: thigh, calf and foot.
-fn leg_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
+/// One leg: thigh, calf and foot; the leg `limbs` thick.
+fn leg_parts(bones: &[BoneDef], limbs: f32, side: usize) -> Vec<Part> {
     let p = |i: usize| bones[i].pos;
     let s = side_sign(side);
     let mut parts = Vec::new();
@@ -379,8 +445,8 @@ fn leg_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
         Shape::RoundCone {
             a: hip + Vec3::new(0.005 * s, 0.0, 0.0),
             b: knee,
-            ra: 0.083,
-            rb: 0.05,
+            ra: 0.083 * limbs,
+            rb: 0.05 * limbs,
         },
     );
     add(
@@ -389,8 +455,8 @@ fn leg_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
         Shape::RoundCone {
             a: knee,
             b: ankle,
-            ra: 0.048,
-            rb: 0.032,
+            ra: 0.048 * limbs,
+            rb: 0.032 * limbs,
         },
     );
     add(
@@ -398,7 +464,7 @@ fn leg_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
         g,
         Shape::ellipsoid(
             knee + Vec3::new(0.0, -0.13, -0.02),
-            Vec3::new(0.046, 0.1, 0.048),
+            Vec3::new(0.046, 0.1, 0.048) * girth(limbs),
         ),
     );
     add(
@@ -423,14 +489,17 @@ fn leg_parts(bones: &[BoneDef], side: usize) -> Vec<Part> {
 impl Body {
     /// The body's shapes: the trunk, then per side the shoulder, the arm and hand, the leg and
     /// foot. The order is the blend order (see [`Body::dist`]), so it shapes the surface.
-    fn new(bones: &[BoneDef]) -> Self {
-        let mut parts = trunk_parts();
+    fn new(bones: &[BoneDef], p: &Proportions) -> Self {
+        let mut parts = trunk_parts(p);
         for side in 0..2 {
-            parts.push(shoulder_part(bones, side));
-            parts.extend(arm_parts(bones, side));
-            parts.extend(leg_parts(bones, side));
+            parts.push(shoulder_part(bones, p, side));
+            parts.extend(arm_parts(bones, p, side));
+            parts.extend(leg_parts(bones, p.limbs, side));
         }
-        Self { parts }
+        Self {
+            parts,
+            blend: p.blend,
+        }
     }
 
     /// Signed distance of the whole body.
@@ -440,13 +509,13 @@ impl Body {
         for part in &self.parts {
             let d = part.shape.dist(p);
             match part.group {
-                Group::Trunk => trunk = smin(trunk, d, 0.06),
-                Group::Limb(i) => limbs[i] = smin(limbs[i], d, 0.02),
+                Group::Trunk => trunk = smin(trunk, d, 0.06 * self.blend),
+                Group::Limb(i) => limbs[i] = smin(limbs[i], d, 0.02 * self.blend),
             }
         }
         let mut best = trunk;
         for l in limbs {
-            best = best.min(smin(trunk, l, 0.035));
+            best = best.min(smin(trunk, l, 0.035 * self.blend));
         }
         best
     }
@@ -493,9 +562,15 @@ pub fn body_mesh(bones: &[BoneDef]) -> BodyMesh {
 
 /// [`body_mesh`] on a grid of `cell` metres (a finer grid gives more vertices).
 pub fn body_mesh_at(bones: &[BoneDef], cell: f32) -> BodyMesh {
-    let body = Body::new(bones);
-    let lo = Vec3::new(-0.72, -0.03, -0.20);
-    let hi = Vec3::new(0.72, 1.84, 0.25);
+    body_mesh_with(bones, cell, &Proportions::default())
+}
+
+/// [`body_mesh_at`] of a body with proportions `p` around its skeleton `bones`
+/// ([`bones_with`]), before the height scale. The sampled box grows by as much as the bones
+/// reach past the mannequin's.
+pub fn body_mesh_with(bones: &[BoneDef], cell: f32, p: &Proportions) -> BodyMesh {
+    let body = Body::new(bones, p);
+    let (lo, hi) = sampled_box(bones);
     let n = ((hi - lo) / cell).ceil();
     let (nx, ny, nz) = (n.x as usize + 1, n.y as usize + 1, n.z as usize + 1);
     let at = |i: usize, j: usize, k: usize| lo + Vec3::new(i as f32, j as f32, k as f32) * cell;
@@ -622,6 +697,22 @@ pub fn body_mesh_at(bones: &[BoneDef], cell: f32) -> BodyMesh {
         joints,
         weights,
     }
+}
+
+/// The box the body's surface is sampled in: the mannequin's, grown by as much as `bones`
+/// reach past the mannequin's bones on each side.
+fn sampled_box(bones: &[BoneDef]) -> (Vec3, Vec3) {
+    let extent = |bones: &[BoneDef]| {
+        bones.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), bone| {
+            (lo.min(bone.pos), hi.max(bone.pos))
+        })
+    };
+    let (base_lo, base_hi) = extent(&bones_with(&Proportions::default()));
+    let (lo, hi) = extent(bones);
+    (
+        Vec3::new(-0.72, -0.03, -0.20) - (base_lo - lo).max(Vec3::ZERO),
+        Vec3::new(0.72, 1.84, 0.25) + (hi - base_hi).max(Vec3::ZERO),
+    )
 }
 
 /// Makes each triangle's winding agree with the surface normals (counter-clockwise from

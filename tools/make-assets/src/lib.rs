@@ -14,6 +14,7 @@ pub mod dmath;
 pub mod frame;
 pub mod garment;
 pub mod motion;
+pub mod proportions;
 pub mod test_rig;
 
 use glam::{Mat4, Vec3};

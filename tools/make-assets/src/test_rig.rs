@@ -5,8 +5,9 @@
 //! ours so the tuner takes the import path. Bones other rigs have and ours lacks (toes, finger
 //! chains, a head-top end, an upper spine bone) can be added, the file's nodes and joints
 //! written in a shuffled order, or the hierarchy flattened into one chain (no humanoid shape
-//! at all), for the tests of roles found from the skeleton's shape. As `.glb` bytes, or as
-//! `.gltf` JSON with an external `.bin` buffer.
+//! at all), for the tests of roles found from the skeleton's shape. The body can take other
+//! proportions ([`Proportions`]: a robot, a soldier, a T-pose bind, long arms, ...). As `.glb`
+//! bytes, or as `.gltf` JSON with an external `.bin` buffer.
 
 use glam::{Quat, Vec3};
 use serde_json::{json, Value};
@@ -15,6 +16,7 @@ use crate::body::{self, BodyMesh};
 use crate::frame::Frame;
 use crate::garment::{self, GarmentKind};
 use crate::motion::{self, BakedClip};
+use crate::proportions::Proportions;
 
 /// The generator string of test rigs.
 pub const TEST_GENERATOR: &str = "cloth-tuner make-assets test rig";
@@ -42,8 +44,13 @@ pub enum Naming {
 #[derive(Clone, Debug)]
 pub struct RigStyle {
     pub naming: Naming,
-    /// Height of the body relative to the built-in's 1.80 m.
+    /// Height of the body relative to the built-in's 1.80 m (on top of
+    /// [`Proportions::height`]).
     pub scale: f32,
+    /// The body's proportions: limb lengths, widths, the bind pose's arm angle, its height
+    /// (default: the mannequin's). Write no clips with proportions other than the default (the
+    /// built-in clips are solved for the mannequin's limbs; the tuner retargets them).
+    pub proportions: Proportions,
     /// Length units per metre in the data (100: centimetres).
     pub units_per_metre: f32,
     /// Rotation applied to all the data (`Quat::from_rotation_x(FRAC_PI_2)`: Z-up).
@@ -81,6 +88,7 @@ impl Default for RigStyle {
         Self {
             naming: Naming::Builtin,
             scale: 1.0,
+            proportions: Proportions::default(),
             units_per_metre: 1.0,
             rotation: Quat::IDENTITY,
             armature: None,
@@ -211,8 +219,8 @@ fn made_up_word(index: usize) -> String {
 
 /// The test rig's document (buffer without a URI) and binary buffer.
 fn styled(style: &RigStyle) -> (Value, Vec<u8>) {
-    let mut bones = body::bones();
-    let mut mesh = body::body_mesh_at(&bones, style.cell);
+    let mut bones = body::bones_with(&style.proportions);
+    let mut mesh = body::body_mesh_with(&bones, style.cell, &style.proportions);
     let mut garments = garment::garment_meshes(&style.garments, &bones, &mesh);
     add_fingers(&mut bones, style.fingers);
     let names: Vec<&str> = style.clips.iter().map(String::as_str).collect();
@@ -220,7 +228,7 @@ fn styled(style: &RigStyle) -> (Value, Vec<u8>) {
     // After the clips, which solve the built-in hierarchy; an extra bone has no key and
     // stays at rest, so every other bone moves as before.
     add_extras(&mut bones, style);
-    let f = style.scale * style.units_per_metre;
+    let f = style.scale * style.proportions.height_scale() * style.units_per_metre;
     let r = style.rotation;
     let point = |p: Vec3| r * p * f;
     transform_mesh(&mut mesh, r, point);

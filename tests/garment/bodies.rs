@@ -1,0 +1,152 @@
+//! Every garment template on the test bodies shaped like the characters users bring
+//! (`Proportions::presets`: a segmented robot with a narrow waist, a slim mannequin, a
+//! broad-shouldered soldier, a T-pose bind, long arms, short legs, 1.5 m and 2.0 m): at rest the
+//! drawn garment covers the body, and on the hardest clips (dodge, run) the guarantees hold as
+//! on the built-in character (vertical links at rest length, nothing deeper than 1 cm, nothing
+//! past its max distance, no resets, rows within their horizontal limit).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cloth_tuner::character::Character;
+use cloth_tuner::scene::Scene;
+use cloth_tuner_assets::proportions::Proportions;
+use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
+
+use crate::jacket_checks::{assert_jacket_holds, preset};
+
+/// The four templates' presets.
+const TEMPLATES: [&str; 4] = ["tweed", "down_jacket", "skirt", "veil"];
+
+/// The test bodies, written into `dir` as Mixamo rigs with a coarse skin and no clips of their
+/// own (they play the built-in clips retargeted), and opened.
+fn bodies(dir: &Path) -> Vec<(&'static str, Arc<Character>)> {
+    Proportions::presets()
+        .into_iter()
+        .map(|(name, proportions)| {
+            let style = RigStyle {
+                naming: Naming::Mixamo,
+                proportions,
+                clips: Vec::new(),
+                cell: 0.03,
+                ..RigStyle::default()
+            };
+            let path = dir.join(format!("{name}.glb"));
+            std::fs::write(&path, test_rig_glb(&style)).unwrap();
+            let c = Character::open(&path, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, Arc::new(c))
+        })
+        .collect()
+}
+
+/// The veil's figure at rest: the measure counts the body's vertices within the veil's rows
+/// and columns, and at rest the neck and shoulders show between its band and its hem on
+/// some bodies (2.7 % robot, 4.1 % slim, 2.9 % soldier, 5.3 % T-pose, 10.6 % short legs; 0
+/// on the others). Held here, not yet near 0 (issue 40).
+const VEIL_AT_REST_PCT: f32 = 11.0;
+
+#[test]
+fn every_template_covers_every_test_body_at_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (body, c) in bodies(dir.path()) {
+        for name in TEMPLATES {
+            let mut scene =
+                Scene::new(c.clone(), &preset(&format!("presets/{name}.json")), "idle").unwrap();
+            scene.skin_meshes();
+            let showing = scene.skin_showing_pct();
+            let limit = if name == "veil" {
+                VEIL_AT_REST_PCT
+            } else {
+                0.0
+            };
+            if showing > limit {
+                failures.push(format!("{name} on {body}: {showing:.2} %"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "skin shows at rest: {failures:?}");
+}
+
+/// Where a row stretches past 10 % on a test body (issue 40, not fixed yet), the largest
+/// stretch measured over the steps this file runs, percent: held so that it gets no worse.
+/// Traced in docs/your-character.md ("Bodies of other proportions"): the jackets' hem near its
+/// front corners, pushed by the thighs' ellipsoids after the deformation limit; the skirt's
+/// hem beside its seam, its references pushed apart after the row's span rule.
+const KNOWN_OVER: [(&str, &str, &str, f32); 12] = [
+    ("robot", "tweed", "run", 69.0),
+    ("slim", "tweed", "dodge", 55.0),
+    ("slim", "tweed", "run", 68.0),
+    ("t_pose", "tweed", "run", 11.0),
+    ("t_pose", "down_jacket", "run", 23.0),
+    ("t_pose", "veil", "dodge", 12.0),
+    ("long_arms", "tweed", "run", 19.0),
+    ("short", "tweed", "run", 18.0),
+    ("short", "veil", "dodge", 12.0),
+    ("tall", "tweed", "dodge", 24.0),
+    ("tall", "tweed", "run", 63.0),
+    ("tall", "veil", "dodge", 12.0),
+];
+
+/// The largest horizontal stretch (percent) of `template` on `body` playing `clip` for
+/// `steps` steps, with the other guarantees checked every step.
+fn largest_stretch(
+    c: &Arc<Character>,
+    body: &str,
+    template: &str,
+    clip: &str,
+    steps: usize,
+) -> f32 {
+    let p = preset(&format!("presets/{template}.json"));
+    let mut scene = Scene::new(c.clone(), &p, clip).unwrap();
+    let what = format!("{template} on {body}, {clip}");
+    let mut worst = 0f32;
+    for _ in 0..steps {
+        assert_jacket_holds(&mut scene, 1, &what);
+        worst = worst.max(scene.frame_stats().horizontal_stretch_pct);
+    }
+    worst
+}
+
+/// `template` on every test body along the dodge and the run: every guarantee but the rows'
+/// stretch on every step; rows within 10 % except where [`KNOWN_OVER`] holds a figure.
+fn holds_on_every_body(template: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (body, c) in bodies(dir.path()) {
+        for (clip, steps) in [("dodge", 150), ("run", 100)] {
+            let h = largest_stretch(&c, body, template, clip, steps);
+            let known = KNOWN_OVER
+                .iter()
+                .find(|k| (k.0, k.1, k.2) == (body, template, clip));
+            let limit = known.map_or(10.0, |k| k.3);
+            if h > limit {
+                failures.push(format!("{body}, {clip}: {h:.1} % (limit {limit} %)"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{template}: rows stretched past their limit: {failures:?}"
+    );
+}
+
+#[test]
+fn the_tweed_keeps_its_guarantees_on_every_test_body() {
+    holds_on_every_body("tweed");
+}
+
+#[test]
+fn the_down_jacket_keeps_its_guarantees_on_every_test_body() {
+    holds_on_every_body("down_jacket");
+}
+
+#[test]
+fn the_skirt_keeps_its_guarantees_on_every_test_body() {
+    holds_on_every_body("skirt");
+}
+
+#[test]
+fn the_veil_keeps_its_guarantees_on_every_test_body() {
+    holds_on_every_body("veil");
+}
