@@ -59,6 +59,8 @@ pub enum Command {
     RevertGarmentSettings,
     /// Write the preset's settings for an engine at this path (files beside it too).
     ExportFor(Engine, PathBuf),
+    /// Write the garment worn, rigged with its cloth bones, as a glTF binary at this path.
+    ExportRigged(PathBuf),
     DismissExportReport,
     ClosePathDialog,
     /// Close the window (asks first about unsaved changes).
@@ -166,6 +168,7 @@ impl App {
             Command::SaveGarmentSettings => self.save_garment_settings(),
             Command::RevertGarmentSettings => self.revert_garment_settings(),
             Command::ExportFor(engine, path) => self.export_for(engine, &path),
+            Command::ExportRigged(path) => self.export_rigged(&path),
             Command::DismissExportReport => self.export_report = None,
             Command::ClosePathDialog => self.path_dialog = None,
             Command::Screenshot => self.screenshot(ctx),

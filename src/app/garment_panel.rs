@@ -229,7 +229,8 @@ impl GarmentEditor {
         let_go |= pin_knob(ui, &mut c.pin_height_m, grid.pin_height);
         let_go |= seam_knobs(ui, &mut c);
         self.choice = c;
-        if let_go {
+        // A slider's display rounding is no change: only a grid other than the one laid is.
+        if let_go && Some(&self.choice) != app.choice {
             out.push(Command::SetGridChoice(self.choice.clone()));
         }
         settings_buttons(ui, app, out);
@@ -394,6 +395,8 @@ struct PanelView<'a> {
     overlays: &'a Overlays,
     settings_path: Option<PathBuf>,
     dirty: bool,
+    /// The grid settings the garment worn was laid with.
+    choice: Option<&'a GridChoice>,
 }
 
 impl App {
@@ -409,6 +412,7 @@ impl App {
             overlays: &self.view.overlays,
             settings_path: self.worn.as_ref().map(Worn::settings_path),
             dirty: self.garment_settings_dirty(),
+            choice: self.worn.as_ref().map(|w| &w.choice),
         };
         self.garment_editor.ui(ctx, &view, out);
     }

@@ -107,6 +107,8 @@ pub enum FileTask {
     OpenCharacter,
     /// Where to write the preset's settings for an engine.
     ExportFor(Engine),
+    /// Where to write the garment rigged with its cloth bones (glTF binary).
+    ExportRigged,
     /// A preset to compare with (A/B).
     OpenSecond,
     /// A glTF file holding the artist's garment (for the Garment window's list of meshes).
@@ -120,6 +122,7 @@ impl FileTask {
             FileTask::SavePreset => "Save preset as".into(),
             FileTask::OpenCharacter => "Open character (glTF 2.0: .glb or .gltf)".into(),
             FileTask::ExportFor(engine) => format!("Export for {}", engine.label()),
+            FileTask::ExportRigged => "Export rigged garment (glTF 2.0 binary, .glb)".into(),
             FileTask::OpenSecond => "Open preset B (to compare with)".into(),
             FileTask::OpenGarment => "Open garment (glTF 2.0: .glb or .gltf)".into(),
         }
@@ -130,7 +133,10 @@ impl FileTask {
     fn folder(self) -> PathBuf {
         match self {
             FileTask::OpenPreset | FileTask::SavePreset | FileTask::OpenSecond => presets_dir(),
-            FileTask::OpenCharacter | FileTask::OpenGarment | FileTask::ExportFor(_) => {
+            FileTask::OpenCharacter
+            | FileTask::OpenGarment
+            | FileTask::ExportFor(_)
+            | FileTask::ExportRigged => {
                 std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
             }
         }
@@ -139,7 +145,7 @@ impl FileTask {
     fn button(self) -> &'static str {
         match self {
             FileTask::SavePreset => "Save",
-            FileTask::ExportFor(_) => "Export",
+            FileTask::ExportFor(_) | FileTask::ExportRigged => "Export",
             FileTask::OpenPreset
             | FileTask::OpenCharacter
             | FileTask::OpenSecond
@@ -154,6 +160,7 @@ impl FileTask {
                 ("cloth-tuner preset", &["json"])
             }
             FileTask::ExportFor(_) => ("engine settings", &["json"]),
+            FileTask::ExportRigged => ("glTF 2.0 binary", &["glb"]),
             FileTask::OpenCharacter => ("glTF 2.0 character", &["glb", "gltf"]),
             FileTask::OpenGarment => ("glTF 2.0 garment", &["glb", "gltf"]),
         }
@@ -166,6 +173,7 @@ impl FileTask {
             FileTask::SavePreset => Command::SaveAs(path),
             FileTask::OpenCharacter => Command::OpenCharacter(Some(path)),
             FileTask::ExportFor(engine) => Command::ExportFor(engine, path),
+            FileTask::ExportRigged => Command::ExportRigged(path),
             FileTask::OpenSecond => Command::OpenSecond(path),
             FileTask::OpenGarment => Command::GarmentFile(path),
         }
@@ -174,14 +182,13 @@ impl FileTask {
     /// The file name a save dialog starts with; an export is named after the preset's file
     /// (`tweed_unity.json`), as `render` names pictures.
     fn suggested_name(self, preset_file: Option<&Path>) -> String {
+        let stem = preset_file
+            .and_then(Path::file_stem)
+            .map_or("preset".into(), |s| s.to_string_lossy());
         match self {
             FileTask::SavePreset => "my_fabric.json".to_string(),
-            FileTask::ExportFor(engine) => {
-                let stem = preset_file
-                    .and_then(Path::file_stem)
-                    .map_or("preset".into(), |s| s.to_string_lossy());
-                format!("{stem}_{}.json", engine.name())
-            }
+            FileTask::ExportFor(engine) => format!("{stem}_{}.json", engine.name()),
+            FileTask::ExportRigged => format!("{stem}_rigged.glb"),
             FileTask::OpenPreset
             | FileTask::OpenCharacter
             | FileTask::OpenSecond
@@ -567,7 +574,7 @@ impl App {
             FileTask::OpenGarment => {
                 Some(PathBuf::from(&self.garment_editor.path)).filter(|p| p.is_file())
             }
-            FileTask::ExportFor(_) | FileTask::OpenSecond => None,
+            FileTask::ExportFor(_) | FileTask::ExportRigged | FileTask::OpenSecond => None,
         };
         let text = start.map(|p| p.display().to_string()).unwrap_or_else(|| {
             let name = task.suggested_name(self.doc.path());
@@ -630,6 +637,31 @@ impl App {
                 self.export_report = Some(export_report(&export, &paths));
             }
             Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Writes the garment worn (the artist's or the template), rigged with its cloth bones, the
+    /// body and the grid, as one glTF binary at `out` (atomically). Errors name the file.
+    pub fn export_rigged(&mut self, out: &Path) {
+        let scene = self.playback.scene();
+        let written = crate::export::rigged::write_rigged(
+            out,
+            scene.character(),
+            scene.worn(),
+            &self.doc.preset,
+        );
+        match written {
+            Ok(r) => {
+                self.status = format!(
+                    "Exported the rigged garment `{}` to {} ({} cloth bones, {} joints)",
+                    r.garment,
+                    out.display(),
+                    r.cloth_bones,
+                    r.joints
+                );
+                self.error = None;
+            }
+            Err(e) => self.error = Some(format!("cannot export {}: {e}", out.display())),
         }
     }
 

@@ -383,6 +383,14 @@ fn file_menu(ui: &mut Ui, imported: bool, out: &mut Vec<Command>) {
             }
         }
     });
+    let rigged = ui.button("Export rigged garment…").on_hover_text(
+        "The garment worn with its cloth bones and their weights, the body, the grid and this \
+         fabric as one glTF binary for an engine or a DCC tool (docs/engines.md, The rigged \
+         garment)",
+    );
+    if rigged.clicked() {
+        out.push(Command::AskPath(FileTask::ExportRigged));
+    }
     ui.separator();
     if ui.button("Save screenshot (PNG)").clicked() {
         out.push(Command::Screenshot);

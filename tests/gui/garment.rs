@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use crate::common;
 
 use cloth_tuner::app::{App, Command, GarmentRef, Options, Persisted};
+use cloth_tuner::character::Character;
 use cloth_tuner::garment::imported::GridChoice;
+use cloth_tuner::garment::Garment;
 use cloth_tuner_assets::garment::{garment_file_glb, GarmentKind};
 use cloth_tuner_assets::test_rig::{test_rig_glb, RigStyle};
 use egui_kittest::kittest::Queryable;
@@ -79,6 +81,7 @@ fn open_garment_lists_the_files_garments_wears_one_and_remembers_it() {
     );
     let skirt = h.state().imported_garment().unwrap();
     assert!(skirt.grid().closed, "a skirt is a loop");
+    let skirt_vertices = skirt.rig().render.positions.len();
     assert!(
         h.state().scene().character().mesh.positions.len() < body_with_garments,
         "the skirt is no longer part of the body"
@@ -93,6 +96,19 @@ fn open_garment_lists_the_files_garments_wears_one_and_remembers_it() {
     let again = tuner_on(&path, persisted);
     assert_eq!(again.state().error(), None);
     assert_eq!(again.state().worn_garment(), Some(&worn));
+
+    // File > Export rigged garment… writes the skirt with its cloth bones; it loads back as
+    // the character wearing it.
+    let out = dir.path().join("skirt_rigged.glb");
+    apply(&mut h, Command::ExportRigged(out.clone()));
+    assert_eq!(h.state().error(), None);
+    assert!(h.state().status().contains("skirt_rigged.glb"));
+    let (_, back) = Character::open_wearing(&out, None, "skirt").unwrap();
+    assert_eq!(back.mesh.positions.len(), skirt_vertices);
+    let missing = dir.path().join("no_such_folder").join("x.glb");
+    apply(&mut h, Command::ExportRigged(missing.clone()));
+    assert!(h.state().error().unwrap().contains("no_such_folder"));
+    assert!(!missing.exists());
 
     // Back to the template.
     apply(&mut h, Command::TakeOffGarment);
