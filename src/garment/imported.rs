@@ -6,7 +6,8 @@
 //!   line is where the garment leaves the chest and shoulders: the lowest band of height whose
 //!   vertices are still mostly weighted to the spine, chest, neck and clavicles (the top of the
 //!   garment when its top band is already the hips'). Everything above it, and the sleeves
-//!   (vertices mostly weighted to the arms), stays on the body's bones.
+//!   (vertices mostly weighted to the arms), stays on the body's bones. The pinned row moves as
+//!   one piece with the torso (`pin_row_binding`).
 //! - An open garment's seam is its front opening, the widest gap round the body among its
 //!   hem's vertices; a closed one (no gap wider than [`OPEN_GAP_DEG`]) is a loop, its seam at
 //!   the back, welded every step.
@@ -325,6 +326,8 @@ fn find_grid(
             bindings.push(binding);
         }
     }
+    let pinned = pin_row_binding(character, &bindings[..cols]);
+    bindings[..cols].fill(pinned);
     Ok(FoundGrid {
         rows,
         cols,
@@ -337,6 +340,38 @@ fn find_grid(
         rest,
         bindings,
     })
+}
+
+/// The pinned row's binding, one for the whole row: its particles' own skin weights summed
+/// along the row, each leg bone's share given to the pelvis. At the hips, where a coat's or a
+/// skirt's pin line lies, the garment's weights mix the pelvis, the spine and the thighs
+/// differently from column to column; pinned particles cannot give, so a stride pulled
+/// neighbours in the row apart by a fifth to a third of their rest length. One binding moves
+/// the row as one piece with the torso, as the method pins its top row to the torso.
+fn pin_row_binding(character: &Character, row: &[Binding]) -> Binding {
+    let legs = leg_bones(character);
+    let pelvis = character.roles.bone(Role::Pelvis) as u16;
+    let entries: Vec<(u16, f32)> = row
+        .iter()
+        .flatten()
+        .map(|&(b, w)| match legs.get(b as usize) {
+            Some(true) => (pelvis, w),
+            _ => (b, w),
+        })
+        .collect();
+    mix_bindings(&entries)
+}
+
+/// Per bone of the skeleton, whether it is a thigh or below one.
+fn leg_bones(character: &Character) -> Vec<bool> {
+    let sk = &character.skeleton;
+    let thighs = [Role::ThighL, Role::ThighR].map(|r| character.roles.bone(r));
+    let mut leg = vec![false; sk.len()];
+    // Parents come before their children.
+    for b in 0..sk.len() {
+        leg[b] = thighs.contains(&b) || sk.parent(b).is_some_and(|p| leg[p]);
+    }
+    leg
 }
 
 /// The pin line's height: the lowest band, from the top down, whose vertices are still mostly
