@@ -141,3 +141,34 @@ fn baked_clips_are_valid_play_back_the_simulated_jacket_within_their_error_and_r
         );
     }
 }
+
+#[test]
+fn bake_refuses_bad_settings_naming_the_flag_and_its_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never.glb");
+    for (args, says) in [
+        (
+            &["--clips", "walk", "--tolerance-mm", "0"][..],
+            "--tolerance-mm must be from 0.01 to 50",
+        ),
+        (
+            &["--clips", "walk", "--seconds", "0"][..],
+            "--seconds must be more than one step",
+        ),
+        (
+            &["--clips", "walk,moonwalk"][..],
+            "unknown clip `moonwalk`; the clips are: idle",
+        ),
+    ] {
+        let run = Command::new(env!("CARGO_BIN_EXE_cloth-tuner"))
+            .args(["bake", "--preset", "presets/tweed.json", "--quiet", "--out"])
+            .arg(&out)
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {text}");
+        assert!(text.contains(says), "{args:?}: {text}");
+        assert!(!out.exists(), "{args:?} wrote a file");
+    }
+}
