@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::CharacterArgs;
+use crate::export::baked::{frame_count, write_baked, BakeSettings};
 use crate::export::rigged::write_rigged;
 use crate::export::{export_for_engine, Engine, GridSize};
 use crate::garment::{dress, fitted_layout, Garment};
@@ -44,6 +45,51 @@ pub fn export_rig(preset: &Path, character: &CharacterArgs, out: &Path) -> anyho
         rigged.garment_vertices,
         rigged.body_vertices,
     ))
+}
+
+/// `bake`: the clips of `settings` baked onto the rigged garment, written atomically to
+/// `out`, with a progress bar unless `quiet`. Returns the report: the file and a table of
+/// each clip's error against the live simulation.
+pub fn bake(
+    preset: &Path,
+    character: &CharacterArgs,
+    settings: &BakeSettings,
+    out: &Path,
+    quiet: bool,
+) -> anyhow::Result<String> {
+    let fabric = Preset::load(preset)?;
+    let (body, outfit) = character.load_outfit()?;
+    let frames = frame_count(&fabric, settings.seconds)?;
+    let bar = super::progress_bar_of(frames * settings.clips.len(), "frames", quiet);
+    let baked = write_baked(out, &body, &outfit, &fabric, settings, &|n| bar.inc(n))
+        .with_context(|| format!("bake --out {}", out.display()))?;
+    bar.finish_and_clear();
+    let mut text = format!(
+        "{} -> {} (baked clips on the rigged garment `{}`: {} joints, {} clips, tolerance \
+         {} mm)\n{:<16} {:>7} {:>9} {:>8} {:>8}\n",
+        preset.display(),
+        out.display(),
+        baked.rigged.garment,
+        baked.rigged.joints,
+        baked.clips.len(),
+        settings.tolerance_mm,
+        "clip",
+        "frames",
+        "keys %",
+        "max mm",
+        "rms mm",
+    );
+    for c in &baked.clips {
+        text += &format!(
+            "{:<16} {:>7} {:>9.1} {:>8.3} {:>8.3}\n",
+            c.clip,
+            c.frames,
+            100.0 * c.keys as f64 / c.all_keys.max(1) as f64,
+            c.max_mm,
+            c.rms_mm
+        );
+    }
+    Ok(text)
 }
 
 /// The character options are for `--rig` only: refuses them on a preset or engine export.

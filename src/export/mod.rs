@@ -25,6 +25,8 @@ use serde_json::{json, Value};
 use crate::preset::{convert_preset, ConvertError, Preset};
 use crate::sim::FabricParams;
 
+#[cfg(feature = "rig")]
+pub mod baked;
 mod chaos;
 mod jolt;
 mod magica2;

@@ -26,7 +26,7 @@ use crate::character::import::GROUND_BONE;
 use crate::character::{cloth_bone_name, cloth_driver_name, Character, Role};
 use crate::files::{write_atomic, WriteError};
 use crate::garment::imported::{GridChoice, ImportedGarment, Seam};
-use crate::garment::{Binding, Garment};
+use crate::garment::{Binding, Garment, GarmentRig, RigFrame};
 use crate::preset::Preset;
 use crate::sim::painted::painted_or_curve;
 
@@ -76,11 +76,40 @@ pub struct Rigged {
     pub body_vertices: usize,
 }
 
+/// One clip's keys for every joint of the skin, in the skin's order (see
+/// [`crate::export::baked`]): local translation and rotation, LINEAR.
+#[derive(Clone, Debug, Default)]
+pub struct ClipKeys {
+    /// The animation's name (the clip's).
+    pub name: String,
+    /// Per joint, its keys.
+    pub joints: Vec<JointKeys>,
+}
+
+/// One joint's keys: times (seconds, increasing) with the local translation and rotation
+/// at each.
+#[derive(Clone, Debug, Default)]
+pub struct JointKeys {
+    pub times: Vec<f32>,
+    pub translations: Vec<Vec3>,
+    pub rotations: Vec<Quat>,
+}
+
 /// `garment` on `character` with `preset`'s fabric, as a rigged glTF binary.
 pub fn rigged_glb(
     character: &Character,
     garment: &dyn Garment,
     preset: &Preset,
+) -> Result<Rigged, RiggedError> {
+    rigged_glb_animated(character, garment, preset, &[])
+}
+
+/// [`rigged_glb`] with one glTF animation per clip of `clips` (keys for every joint).
+pub fn rigged_glb_animated(
+    character: &Character,
+    garment: &dyn Garment,
+    preset: &Preset,
+    clips: &[ClipKeys],
 ) -> Result<Rigged, RiggedError> {
     let name = garment_name(garment);
     let joints = Joints::new(character, garment);
@@ -92,13 +121,8 @@ pub fn rigged_glb(
     let extras = grid_extras(garment, &joints, preset, &name)?;
     let mut doc = Doc::default();
     let skin = doc.skin(&joints);
-    let rig = garment.rig();
-    let render = &rig.render;
-    let garment_skin: Vec<Influences> = render
-        .binding()
-        .iter()
-        .map(|b| joints.influences(b, rig.sim_bone_sites().len(), rig.character_bones()))
-        .collect();
+    let render = &garment.rig().render;
+    let garment_skin = joints.garment_skin(garment);
     let garment_mesh = MeshData {
         name: &name,
         positions: &render.positions,
@@ -108,12 +132,7 @@ pub fn rigged_glb(
         skin: &garment_skin,
     };
     let body = &character.mesh;
-    let body_skin: Vec<Influences> = body
-        .joints
-        .iter()
-        .zip(&body.weights)
-        .map(|(j, w)| joints.body_influences(j, w))
-        .collect();
+    let body_skin = joints.body_skin(character);
     let body_name = if name == "body" {
         "character_body"
     } else {
@@ -132,6 +151,9 @@ pub fn rigged_glb(
         scene_nodes.push(doc.mesh_node(mesh, skin));
     }
     scene_nodes.push(doc.skeleton_root(&joints.roots));
+    for clip in clips {
+        doc.animation(clip);
+    }
     let bytes = doc.finish(joints.nodes, scene_nodes, extras)?;
     Ok(Rigged {
         bytes,
@@ -217,14 +239,17 @@ fn garment_name(garment: &dyn Garment) -> String {
 }
 
 /// Up to four (joint, weight) pairs, weights summing to 1, unused slots (0, 0).
-type Influences = ([u16; 4], [f32; 4]);
+pub(crate) type Influences = ([u16; 4], [f32; 4]);
 
 /// The skin's joints: one node each, in the skin's order (the skeleton's bones, the
-/// garment's drivers, the cloth bones), with their world matrices at rest.
-struct Joints {
+/// garment's drivers, the cloth bones), with their world matrices at rest. A joint's parent
+/// always comes before it.
+pub(crate) struct Joints {
     nodes: Vec<json::Node>,
     /// Per joint, its world matrix as the file's transforms compose it.
-    world: Vec<Mat4>,
+    pub(crate) world: Vec<Mat4>,
+    /// Per joint, its parent joint.
+    pub(crate) parent: Vec<Option<u32>>,
     /// Per skeleton bone, its joint (`None` for the importer's ground bone, which is not the
     /// character's).
     bone: Vec<Option<u32>>,
@@ -239,10 +264,11 @@ struct Joints {
 }
 
 impl Joints {
-    fn new(character: &Character, garment: &dyn Garment) -> Self {
+    pub(crate) fn new(character: &Character, garment: &dyn Garment) -> Self {
         let mut j = Joints {
             nodes: Vec::new(),
             world: Vec::new(),
+            parent: Vec::new(),
             bone: Vec::new(),
             driver: Vec::new(),
             cloth: Vec::new(),
@@ -290,6 +316,7 @@ impl Joints {
         let (_, r, t) = local.to_scale_rotation_translation();
         let r = r.normalize();
         let joint = self.nodes.len() as u32;
+        self.parent.push(parent);
         let base = parent.map_or(Mat4::IDENTITY, |p| self.world[p as usize]);
         self.world
             .push(base * Mat4::from_rotation_translation(r, t));
@@ -307,6 +334,59 @@ impl Joints {
             None => self.roots.push(joint),
         }
         joint
+    }
+
+    /// Every joint's world (character-space) matrix for a posed scene: the skeleton's bones
+    /// from `model`, the garment's drivers and cloth bones from `frame` (the rig's pose of
+    /// this step), into `out` (one per joint).
+    pub(crate) fn posed(
+        &self,
+        model: &[Mat4],
+        rig: &GarmentRig,
+        frame: &RigFrame,
+        out: &mut [Mat4],
+    ) {
+        for (b, joint) in self.bone.iter().enumerate() {
+            if let Some(j) = joint {
+                out[*j as usize] = model[b];
+            }
+        }
+        let nc = rig.character_bones();
+        for (k, &j) in self.driver.iter().enumerate() {
+            out[j as usize] = frame.driver_skin[nc + k] * rig.rest_drivers()[nc + k];
+        }
+        for (s, &j) in self.cloth.iter().enumerate() {
+            out[j as usize] = frame.sim_bones[s];
+        }
+    }
+
+    /// The garment's render vertices' skinning as joints, as the file writes it.
+    pub(crate) fn garment_skin(&self, garment: &dyn Garment) -> Vec<Influences> {
+        let rig = garment.rig();
+        rig.render
+            .binding()
+            .iter()
+            .map(|b| self.influences(b, rig.sim_bone_sites().len(), rig.character_bones()))
+            .collect()
+    }
+
+    /// The body's vertices' skinning as joints, as the file writes it.
+    pub(crate) fn body_skin(&self, character: &Character) -> Vec<Influences> {
+        let body = &character.mesh;
+        body.joints
+            .iter()
+            .zip(&body.weights)
+            .map(|(j, w)| self.body_influences(j, w))
+            .collect()
+    }
+
+    /// The inverse bind matrices the file writes: each joint's world matrix at rest,
+    /// inverted as an affine map (its last row exactly (0, 0, 0, 1), as glTF requires).
+    pub(crate) fn inverse_binds(&self) -> Vec<Mat4> {
+        self.world
+            .iter()
+            .map(|m| Mat4::from(glam::Affine3A::from_mat4(*m).inverse()))
+            .collect()
     }
 
     /// The joint of the driver a pinned particle's binding weighs most (the body bone it
@@ -476,10 +556,9 @@ impl Doc {
     /// The one skin: every joint with the inverse of its world matrix at rest.
     fn skin(&mut self, joints: &Joints) -> json::Index<json::Skin> {
         let ibm: Vec<f32> = joints
-            .world
+            .inverse_binds()
             .iter()
-            // An affine inverse: its last row is exactly (0, 0, 0, 1), as glTF requires.
-            .flat_map(|m| Mat4::from(glam::Affine3A::from_mat4(*m).inverse()).to_cols_array())
+            .flat_map(|m| m.to_cols_array())
             .collect();
         self.joints = joints.world.len();
         let view = self.view(bytemuck_f32(&ibm), None);
@@ -573,6 +652,61 @@ impl Doc {
             ..Default::default()
         });
         (self.joints + self.mesh_nodes.len() - 1) as u32
+    }
+
+    /// `clip` as a glTF animation: per joint one sampler input (its key times), LINEAR
+    /// samplers of its local translation and rotation, a channel each.
+    fn animation(&mut self, clip: &ClipKeys) {
+        use json::accessor::Type;
+        use json::animation::{Channel, Interpolation, Property, Sampler, Target};
+        let mut samplers = Vec::new();
+        let mut channels = Vec::new();
+        for (j, keys) in clip.joints.iter().enumerate() {
+            let n = keys.times.len();
+            let first = keys.times.first().copied().unwrap_or(0.0);
+            let last = keys.times.last().copied().unwrap_or(0.0);
+            let view = self.view(bytemuck_f32(&keys.times), None);
+            let bounds = Some((vec![first], vec![last]));
+            let input = self.accessor(view, n, F32, Type::Scalar, bounds);
+            let t: Vec<f32> = keys
+                .translations
+                .iter()
+                .flat_map(|v| v.to_array())
+                .collect();
+            let view = self.view(bytemuck_f32(&t), None);
+            let t = self.accessor(view, n, F32, Type::Vec3, None);
+            let r: Vec<f32> = keys.rotations.iter().flat_map(|q| q.to_array()).collect();
+            let view = self.view(bytemuck_f32(&r), None);
+            let r = self.accessor(view, n, F32, Type::Vec4, None);
+            for (output, path) in [(t, Property::Translation), (r, Property::Rotation)] {
+                let sampler = json::Index::new(samplers.len() as u32);
+                samplers.push(Sampler {
+                    extensions: None,
+                    extras: Default::default(),
+                    input,
+                    interpolation: Checked::Valid(Interpolation::Linear),
+                    output,
+                });
+                channels.push(Channel {
+                    sampler,
+                    target: Target {
+                        extensions: None,
+                        extras: Default::default(),
+                        node: json::Index::new(j as u32),
+                        path: Checked::Valid(path),
+                    },
+                    extensions: None,
+                    extras: Default::default(),
+                });
+            }
+        }
+        self.root.push(json::Animation {
+            extensions: None,
+            extras: Default::default(),
+            channels,
+            name: Some(clip.name.clone()),
+            samplers,
+        });
     }
 
     /// The node the skeleton hangs from: its root joint, or, for a skeleton with several

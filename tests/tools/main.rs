@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod baked;
 mod export_engines;
 mod fit;
 mod jolt_wasm;

@@ -23,7 +23,7 @@ use serde_json::Value;
 const TOOL: &str = "tools/gltf-validator";
 const SCHEMA: &str = "docs/rigged-garment.schema.json";
 
-fn tweed() -> Preset {
+pub(super) fn tweed() -> Preset {
     Preset::load("presets/tweed.json").unwrap()
 }
 
@@ -89,7 +89,7 @@ fn validate(file: &Path) -> Value {
 
 /// The validator's verdict on `file`: 0 errors and 0 warnings. Without node or the validator
 /// it is skipped with a note, unless `CI=true`.
-fn assert_valid(file: &Path) {
+pub(super) fn assert_valid(file: &Path) {
     if let Err(why) = validator_available() {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
@@ -108,13 +108,13 @@ fn assert_valid(file: &Path) {
 
 /// The file's joints by name with their world matrices at rest, composed from the nodes'
 /// transforms as glTF defines them, and its root extras.
-struct Read {
-    doc: gltf::Document,
-    buffers: Vec<gltf::buffer::Data>,
-    world: Vec<Mat4>,
+pub(super) struct Read {
+    pub(super) doc: gltf::Document,
+    pub(super) buffers: Vec<gltf::buffer::Data>,
+    pub(super) world: Vec<Mat4>,
 }
 
-fn read(path: &Path) -> Read {
+pub(super) fn read(path: &Path) -> Read {
     let (doc, buffers, _) = gltf::import(path).unwrap();
     let mut world = vec![Mat4::IDENTITY; doc.nodes().len()];
     fn walk(node: gltf::Node, parent: Mat4, world: &mut [Mat4]) {
@@ -161,7 +161,7 @@ impl Read {
 
     /// The mesh node called `name` skinned by the glTF formula with each joint's world matrix
     /// `world(joint)`: per vertex, Σ weight × world(joint) × inverse bind(joint) × position.
-    fn skinned_by(&self, name: &str, world: impl Fn(gltf::Node) -> Mat4) -> Vec<Vec3> {
+    pub(super) fn skinned_by(&self, name: &str, world: impl Fn(gltf::Node) -> Mat4) -> Vec<Vec3> {
         let node = self.doc.nodes().find(|n| n.name() == Some(name)).unwrap();
         let skin = node.skin().unwrap();
         let get = |b: gltf::Buffer| Some(&self.buffers[b.index()][..]);
@@ -209,7 +209,7 @@ impl Read {
 }
 
 /// The largest distance between two point lists of one length.
-fn worst(a: &[Vec3], b: &[Vec3]) -> f32 {
+pub(super) fn worst(a: &[Vec3], b: &[Vec3]) -> f32 {
     assert_eq!(a.len(), b.len());
     a.iter()
         .zip(b)
