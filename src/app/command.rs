@@ -61,6 +61,10 @@ pub enum Command {
     ExportFor(Engine, PathBuf),
     /// Write the garment worn, rigged with its cloth bones, as a glTF binary at this path.
     ExportRigged(PathBuf),
+    /// File > Bake clips… shown or closed.
+    ShowBake(bool),
+    /// Bake the clips as set up in the Bake window.
+    RunBake,
     DismissExportReport,
     ClosePathDialog,
     /// Close the window (asks first about unsaved changes).
@@ -169,6 +173,8 @@ impl App {
             Command::RevertGarmentSettings => self.revert_garment_settings(),
             Command::ExportFor(engine, path) => self.export_for(engine, &path),
             Command::ExportRigged(path) => self.export_rigged(&path),
+            Command::ShowBake(open) => self.show_bake(open),
+            Command::RunBake => self.run_bake(),
             Command::DismissExportReport => self.export_report = None,
             Command::ClosePathDialog => self.path_dialog = None,
             Command::Screenshot => self.screenshot(ctx),

@@ -19,6 +19,7 @@ impl App {
         }
         self.character_window(ctx, out);
         self.garment_window(ctx, out);
+        self.bake_window(ctx, out);
         if let Some(dialog) = self.path_dialog.as_mut() {
             path_dialog(dialog, ctx, out);
         }

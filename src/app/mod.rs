@@ -9,6 +9,7 @@
 
 use eframe::egui;
 pub mod autosave;
+mod bake_dialog;
 mod character_panel;
 mod command;
 pub mod compare;
@@ -29,6 +30,7 @@ mod view;
 mod viewport;
 mod wear;
 
+pub use bake_dialog::BakeDialog;
 pub use garment_panel::GarmentEditor;
 pub use wear::{GarmentRef, RememberedGarment};
 
@@ -258,6 +260,8 @@ pub struct App {
     worn: Option<wear::Worn>,
     /// The Garment window.
     garment_editor: GarmentEditor,
+    /// File > Bake clips….
+    bake: BakeDialog,
 }
 
 impl App {
@@ -365,6 +369,7 @@ impl App {
             tools: tools::Tools::new(&preset_params),
             worn: None,
             garment_editor: GarmentEditor::default(),
+            bake: BakeDialog::default(),
         };
         app.restore_garment(persisted.garment.as_ref());
         app

@@ -391,6 +391,13 @@ fn file_menu(ui: &mut Ui, imported: bool, out: &mut Vec<Command>) {
     if rigged.clicked() {
         out.push(Command::AskPath(FileTask::ExportRigged));
     }
+    let bake = ui.button("Bake clips…").on_hover_text(
+        "The rigged garment with the clips you choose baked to keyframes of the body and cloth \
+         bones, for an engine that plays animation instead of simulating (docs/engines.md)",
+    );
+    if bake.clicked() {
+        out.push(Command::ShowBake(true));
+    }
     ui.separator();
     if ui.button("Save screenshot (PNG)").clicked() {
         out.push(Command::Screenshot);

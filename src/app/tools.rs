@@ -24,25 +24,25 @@ const CELL_SIZE: (u32, u32) = (320, 180);
 
 /// Work on a background thread: its answer (or why there is none), its progress and a way
 /// to stop it early.
-struct Background<T> {
+pub(super) struct Background<T> {
     answer: Receiver<Result<T, String>>,
     /// Lines it reports as it goes (a fit's trials).
     lines: Receiver<String>,
-    cancel: Arc<AtomicBool>,
+    pub(super) cancel: Arc<AtomicBool>,
     done: Arc<AtomicUsize>,
     total: Arc<AtomicUsize>,
 }
 
 /// What a background job is handed: the cancel flag, a progress callback (done, total) and a
 /// sender for report lines.
-type JobTools<'a> = (
+pub(super) type JobTools<'a> = (
     &'a AtomicBool,
     &'a (dyn Fn(usize, usize) + Sync),
     Sender<String>,
 );
 
 impl<T: Send + 'static> Background<T> {
-    fn spawn(job: impl FnOnce(JobTools) -> Result<T, String> + Send + 'static) -> Self {
+    pub(super) fn spawn(job: impl FnOnce(JobTools) -> Result<T, String> + Send + 'static) -> Self {
         let (tx, answer) = channel();
         let (line_tx, lines) = channel();
         let cancel = Arc::new(AtomicBool::new(false));
@@ -66,7 +66,7 @@ impl<T: Send + 'static> Background<T> {
     }
 
     /// The answer once it came (a job that died without one is an error).
-    fn poll(&self) -> Option<Result<T, String>> {
+    pub(super) fn poll(&self) -> Option<Result<T, String>> {
         match self.answer.try_recv() {
             Ok(a) => Some(a),
             Err(std::sync::mpsc::TryRecvError::Empty) => None,
@@ -83,7 +83,7 @@ impl<T: Send + 'static> Background<T> {
     }
 
     /// A progress bar with Cancel.
-    fn ui(&self, ui: &mut egui::Ui, what: &str) {
+    pub(super) fn ui(&self, ui: &mut egui::Ui, what: &str) {
         ui.horizontal(|ui| {
             ui.add(
                 egui::ProgressBar::new(self.progress())

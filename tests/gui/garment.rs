@@ -243,3 +243,58 @@ fn a_garment_that_cannot_be_worn_is_named_and_changes_nothing() {
     let error = builtin.state().error().expect("an error").to_string();
     assert!(error.contains("built-in character"), "{error}");
 }
+
+/// Runs frames until the Bake window's bake is done (at most two minutes).
+fn bake_done(h: &mut Harness<'static, App>) {
+    let start = std::time::Instant::now();
+    while h.state().bake_dialog().is_running() {
+        assert!(start.elapsed().as_secs() < 120, "the bake never finished");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        h.run();
+    }
+}
+
+#[test]
+fn bake_clips_writes_the_rigged_garment_with_its_clips_and_shows_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = common::harness();
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Bake clips…").click();
+    h.run();
+    let out = dir.path().join("walk_baked.glb");
+    {
+        let b = h.state_mut().bake_dialog_mut();
+        assert!(
+            b.clips.iter().any(|(c, on)| c == "walk" && *on),
+            "the clip playing"
+        );
+        for (c, on) in &mut b.clips {
+            *on = c == "walk";
+        }
+        b.seconds = 0.5;
+        b.path = out.display().to_string();
+    }
+    h.run();
+    h.get_by_label("Bake").click();
+    h.run();
+    bake_done(&mut h);
+    let report = h.state().bake_dialog().report.clone().expect("a report");
+    let table = report.expect("baked");
+    assert!(table.contains("walk"), "{table}");
+    let doc = gltf::Gltf::open(&out).expect("a glTF file");
+    let names: Vec<_> = doc
+        .animations()
+        .filter_map(|a| a.name().map(String::from))
+        .collect();
+    assert_eq!(names, ["walk"]);
+
+    // A folder that does not exist: named, nothing written.
+    let missing = dir.path().join("no_such_folder").join("x.glb");
+    h.state_mut().bake_dialog_mut().path = missing.display().to_string();
+    apply(&mut h, Command::RunBake);
+    bake_done(&mut h);
+    let e = h.state().bake_dialog().report.clone().unwrap().unwrap_err();
+    assert!(e.contains("no_such_folder"), "{e}");
+    assert!(!missing.exists());
+}
