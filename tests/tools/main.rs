@@ -6,6 +6,7 @@ mod common;
 
 mod export_engines;
 mod fit;
+mod garment_commands;
 mod jolt_wasm;
 mod regress;
 mod render_lod;
