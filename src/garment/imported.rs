@@ -37,11 +37,15 @@ use crate::preset::Garment as Template;
 /// degrees: a wider one is the front opening.
 pub const OPEN_GAP_DEG: f32 = 25.0;
 
+/// The least a garment's hem goes round the body, degrees: less (a flat panel, a board) encloses
+/// nothing for the grid's columns to go round.
+pub const MIN_WRAP_DEG: f32 = 180.0;
+
 /// The grid spacing when none is given, metres: the built-in jacket's (ten rows over 0.66 m).
 pub const DEFAULT_SPACING_M: f32 = 0.0733;
 
-/// The most vertices a garment may have.
-pub const MAX_VERTICES: usize = 1_000_000;
+/// The most vertices a garment may have (the loader's limit).
+pub const MAX_VERTICES: usize = crate::character::MAX_GARMENT_VERTICES;
 
 /// How the grid is laid over an imported garment (each `None`: found from the garment).
 #[derive(Clone, Debug, PartialEq)]
@@ -338,6 +342,13 @@ fn find_grid(
     } else {
         (gap_mid + gap * 0.5, TAU - gap)
     };
+    if span.to_degrees() < MIN_WRAP_DEG {
+        return Err(err(&format!(
+            "its hem goes only {:.0}° round the body, so it encloses nothing: a garment goes at \
+             least {MIN_WRAP_DEG:.0}° round it",
+            span.to_degrees()
+        )));
+    }
     let rows = choice
         .rows
         .unwrap_or_else(|| ((pin - hem) / choice.spacing_m).round() as usize + 1)
