@@ -41,6 +41,13 @@ pub const OPEN_GAP_DEG: f32 = 25.0;
 /// nothing for the grid's columns to go round.
 pub const MIN_WRAP_DEG: f32 = 180.0;
 
+/// The most rows, and the most columns, of a garment's grid: a garment that needs more at
+/// its spacing is refused (one in the wrong units, or broken).
+pub const MAX_GRID_SIDE: usize = 512;
+
+/// How far from the character's origin (along any axis, metres) a garment's vertices may lie.
+pub const MAX_REACH_M: f32 = 10.0;
+
 /// The grid spacing when none is given, metres: the built-in jacket's (ten rows over 0.66 m).
 pub const DEFAULT_SPACING_M: f32 = 0.0733;
 
@@ -238,6 +245,17 @@ fn check_mesh(worn: &WornMesh) -> Result<(), GarmentError> {
     if let Some(v) = m.positions.iter().position(|p| !p.is_finite()) {
         return bad(format!("vertex {v} is not a finite position"));
     }
+    if let Some(v) = m
+        .positions
+        .iter()
+        .position(|p| p.abs().max_element() > MAX_REACH_M)
+    {
+        return bad(format!(
+            "vertex {v} lies {:.0} m from the character's origin: a garment lies within \
+             {MAX_REACH_M} m of it",
+            m.positions[v].abs().max_element()
+        ));
+    }
     Ok(())
 }
 
@@ -351,13 +369,22 @@ fn find_grid(
     }
     let rows = choice
         .rows
-        .unwrap_or_else(|| ((pin - hem) / choice.spacing_m).round() as usize + 1)
+        .unwrap_or_else(|| (((pin - hem) / choice.spacing_m).round() as usize).saturating_add(1))
         .max(3);
     let around = hem_circumference(pos, &body, hem, hem_band, axis) * span / TAU;
     let cols = choice
         .cols
-        .unwrap_or_else(|| (around / choice.spacing_m).round() as usize + 1);
+        .unwrap_or_else(|| ((around / choice.spacing_m).round() as usize).saturating_add(1));
     let cols = (cols.max(5)) | 1;
+    if rows > MAX_GRID_SIDE || cols > MAX_GRID_SIDE {
+        return Err(err(&format!(
+            "{:.1} m from the pin line to the hem and {:.1} m round: more than \
+             {MAX_GRID_SIDE} rows or columns {:.1} cm apart",
+            pin - hem,
+            around,
+            choice.spacing_m * 100.0
+        )));
+    }
     let surface = Surface::new(worn, parts, pin + BAND_M, hem - BAND_M);
     let mut rest = Vec::with_capacity(rows * cols);
     let mut bindings = Vec::with_capacity(rows * cols);
