@@ -474,7 +474,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// that does not load is not checked here: the window opens on the built-in character and
 /// says why, as it does for a character opened from its menu.
 fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Result<ExitCode> {
-    if character.garment.is_some() || character.garment_mesh.is_some() {
+    if character.names_garment() {
         anyhow::bail!(
             "--garment and --garment-mesh are taken by the windowless commands (`simulate`, \
              `render`, `regress`, `wedge`, `fit`, `drift`); the window wears the preset's \
