@@ -222,6 +222,8 @@ pub struct Options {
     pub character: Option<PathBuf>,
     /// Its settings file (bone map, ellipsoid scales) instead of the one beside it.
     pub bone_map: Option<PathBuf>,
+    /// The garment it wears instead of the remembered one (`--garment`, `--garment-mesh`).
+    pub garment: Option<GarmentRef>,
 }
 
 /// The tuner.
@@ -371,7 +373,10 @@ impl App {
             garment_editor: GarmentEditor::default(),
             bake: BakeDialog::default(),
         };
-        app.restore_garment(persisted.garment.as_ref());
+        match options.garment {
+            Some(g) => app.wear_garment(g, None),
+            None => app.restore_garment(persisted.garment.as_ref()),
+        }
         app
     }
 

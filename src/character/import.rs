@@ -25,7 +25,7 @@ use gltf::animation::{Interpolation, Property};
 
 use super::clip::{BoneTrack, Clip, Track};
 use super::load::{FoundRoles, RigError};
-use super::mesh::{SkinnedMesh, WornMesh};
+use super::mesh::{SkinnedMesh, WornMesh, MAX_GARMENT_VERTICES};
 use super::retarget::retarget_clips;
 use super::roles::{vrm_roles, Role, Roles, RolesError};
 use super::roles_shape::BindPose;
@@ -603,6 +603,7 @@ pub(super) fn read_node(
         name: name.to_string(),
         ..WornMesh::default()
     };
+    check_vertex_count(src, node, name)?;
     for prim in node.mesh().into_iter().flat_map(|m| m.primitives()) {
         if prim.mode() != gltf::mesh::Mode::Triangles {
             continue;
@@ -647,6 +648,25 @@ fn read_uvs(src: &Source, prim: &gltf::Primitive, n: usize) -> Result<Vec<[f32; 
 
 /// One primitive's attributes with skin-list joint indices and weights summing to 1 (a mesh
 /// without normals gets +Y, which the tuner's lighting shows as flat).
+/// Refuses a garment of more than [`MAX_GARMENT_VERTICES`] vertices in its triangle primitives
+/// (as their position accessors count them) before any is read.
+fn check_vertex_count(src: &Source, node: &gltf::Node, name: &str) -> Result<(), RigError> {
+    let count: usize = node
+        .mesh()
+        .into_iter()
+        .flat_map(|m| m.primitives())
+        .filter(|p| p.mode() == gltf::mesh::Mode::Triangles)
+        .filter_map(|p| p.get(&gltf::Semantic::Positions))
+        .map(|a| a.count())
+        .fold(0, usize::saturating_add);
+    if count > MAX_GARMENT_VERTICES {
+        return Err(src.err(format!(
+            "the garment `{name}` has {count} vertices; at most {MAX_GARMENT_VERTICES} are read"
+        )));
+    }
+    Ok(())
+}
+
 pub(crate) fn read_primitive(
     src: &Source,
     prim: &gltf::Primitive,

@@ -19,6 +19,10 @@ pub struct SkinnedMesh {
     pub weights: Vec<[f32; 4]>,
 }
 
+/// The most vertices a garment ([`WornMesh`]) may have: a file holding more is refused before
+/// its vertices are read.
+pub const MAX_GARMENT_VERTICES: usize = 1_000_000;
+
 /// A skinned mesh of the character's file that is not its body (a garment), in character space
 /// at the bind pose, with its joints as the character's bones.
 #[derive(Clone, Debug, Default)]

@@ -58,7 +58,7 @@ pub use ellipsoid_fit::head_and_shoulders;
 pub(crate) use ellipsoid_fit::vertex_roles;
 pub use ellipsoid_fit::MAX_ELONGATION;
 pub use load::{Character, FoundRoles, RigError, NATIVE_GENERATOR};
-pub use mesh::{skin, SkinnedMesh, WornMesh};
+pub use mesh::{skin, SkinnedMesh, WornMesh, MAX_GARMENT_VERTICES};
 pub use roles::{Role, Roles};
 pub use roles_shape::BindPose;
 pub use settings::CharacterSettings;

@@ -1,15 +1,17 @@
-//! `--character` and `--bone-map`: which character a command plays on (the built-in one by
-//! default), shared by the window, `simulate`, `drift`, `render` and `regress`.
+//! `--character`, `--bone-map`, `--garment` and `--garment-mesh`: which character a command
+//! plays on (the built-in one by default) and what it wears (the preset's template by
+//! default), shared by the window and every windowless command (`simulate`, `drift`,
+//! `render`, `regress`, `wedge`, `fit`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::character::{Character, RigError};
+use crate::character::{Character, RigError, WornMesh};
 use crate::garment::imported::{GridChoice, ImportedGarment};
 use crate::scene::Outfit;
 
 /// The character options of a command.
-#[derive(Clone, Debug, Default, clap::Args)]
+#[derive(Clone, Debug, Default, PartialEq, clap::Args)]
 pub struct CharacterArgs {
     /// A glTF 2.0 humanoid (.glb, or .gltf with its buffers) to play instead of the built-in
     /// character; its animations are the clips, by name. Its settings (bone map, ellipsoid
@@ -34,20 +36,6 @@ pub struct CharacterArgs {
 }
 
 impl CharacterArgs {
-    /// The character these options name, or the built-in one.
-    /// Refuses the garment options in a command that plays the preset's template only.
-    pub fn load(&self) -> Result<Arc<Character>, RigError> {
-        if self.garment.is_some() || self.garment_mesh.is_some() {
-            return Err(RigError::Format {
-                path: "--garment".into(),
-                reason: "this command plays the preset's template garment; the artist's own \
-                         garment is taken by `simulate` (see docs/your-garment.md)"
-                    .into(),
-            });
-        }
-        self.load_body()
-    }
-
     fn load_body(&self) -> Result<Arc<Character>, RigError> {
         load_character(self.character.as_deref(), self.bone_map.as_deref())
     }
@@ -75,20 +63,41 @@ impl CharacterArgs {
             }
             (None, None) => return Ok((self.load_body()?, Outfit::Template)),
         };
-        let garment =
-            ImportedGarment::new(&character, &worn, &GridChoice::default()).map_err(|e| {
-                RigError::Format {
-                    path: file.display().to_string(),
-                    reason: e.to_string(),
-                }
-            })?;
-        Ok((character, Outfit::Garment(Arc::new(garment))))
+        let outfit = outfit_of(&character, &worn, &file)?;
+        Ok((character, outfit))
     }
 
-    /// The name pictures of this character carry (its file stem), `None` for the built-in.
+    /// The name pictures of this character carry: its file stem (none for the built-in),
+    /// then the garment's (its file stem, else its mesh name) when it wears one, joined by
+    /// `_`; `None` for the built-in character in the template.
     pub fn label(&self) -> Option<String> {
-        character_label(self.character.as_deref())
+        let garment = match (&self.garment, &self.garment_mesh) {
+            (Some(file), _) => character_label(Some(file)),
+            (None, mesh) => mesh.clone(),
+        };
+        let parts: Vec<String> = character_label(self.character.as_deref())
+            .into_iter()
+            .chain(garment)
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("_"))
     }
+}
+
+/// `character` wearing `worn`, read from `file`: the grid and the bones built on it as the
+/// garment settings file beside `file` says (the defaults where there is none), or an error
+/// naming the file.
+pub fn outfit_of(character: &Character, worn: &WornMesh, file: &Path) -> Result<Outfit, RigError> {
+    let choice = GridChoice::load_beside(file, &worn.name).map_err(|e| RigError::Format {
+        path: GridChoice::path_beside(file, &worn.name)
+            .display()
+            .to_string(),
+        reason: e.to_string(),
+    })?;
+    let garment = ImportedGarment::new(character, worn, &choice).map_err(|e| RigError::Format {
+        path: file.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    Ok(Outfit::Garment(Arc::new(garment)))
 }
 
 /// The character at `path` with the settings `bone_map` (or beside it), or the built-in one

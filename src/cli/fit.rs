@@ -12,7 +12,7 @@ use anyhow::Context;
 use super::CharacterArgs;
 use crate::preset::Preset;
 use crate::tune::fit::{
-    fit, percent, FitSpec, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE,
+    fit_in, percent, FitSpec, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE,
 };
 use crate::tune::knobs::{knob_list, Setting};
 use crate::tune::targets::parse_targets;
@@ -75,7 +75,7 @@ pub fn fit_command(args: &FitArgs) -> ExitCode {
 
 /// The fit, its report and the save; whether every target was met.
 fn run(args: &FitArgs) -> anyhow::Result<bool> {
-    let (preset, character, spec) = prepare(args)?;
+    let (preset, character, outfit, spec) = prepare(args)?;
     let seconds = spec.check(&character)?;
     let start = Setting(
         spec.knobs
@@ -100,7 +100,8 @@ fn run(args: &FitArgs) -> anyhow::Result<bool> {
         // Trials take a second or so each: show them as they come, even through a pipe.
         let _ = std::io::stdout().flush();
     };
-    let result = fit(character, &preset, &spec, &mut print_trial, &cancel)?;
+    let who = (character, &outfit);
+    let result = fit_in(who, &preset, &spec, &mut print_trial, &cancel)?;
     print!("{}", result.to_text());
     // The search knows only the targets: say where its knobs leave the article's advice.
     for w in result.preset.params.article_departures() {
@@ -121,11 +122,17 @@ fn run(args: &FitArgs) -> anyhow::Result<bool> {
     Ok(result.met)
 }
 
-/// Every input read and checked: the preset, the character, the targets, the knobs, and
-/// that `--out` can be written at the end.
-fn prepare(
-    args: &FitArgs,
-) -> anyhow::Result<(Preset, std::sync::Arc<crate::character::Character>, FitSpec)> {
+/// What a fit plays on: the starting preset, the character, what it wears, the search.
+type Prepared = (
+    Preset,
+    std::sync::Arc<crate::character::Character>,
+    crate::scene::Outfit,
+    FitSpec,
+);
+
+/// Every input read and checked: the preset, the character and its garment, the targets, the
+/// knobs, and that `--out` can be written at the end.
+fn prepare(args: &FitArgs) -> anyhow::Result<Prepared> {
     let targets = parse_targets(&args.target.join(","))?;
     let knobs = knob_list(&args.knobs)?;
     let mut spec = FitSpec::new(&args.clip, targets, knobs);
@@ -137,7 +144,8 @@ fn prepare(
         check_writable(out)?;
     }
     let preset = Preset::load(&args.preset)?;
-    Ok((preset, args.character.load()?, spec))
+    let (character, outfit) = args.character.load_outfit()?;
+    Ok((preset, character, outfit, spec))
 }
 
 /// Refuses an `--out` the save at the end would fail on, before a minute of trials.

@@ -14,7 +14,7 @@ pub mod compare;
 mod export;
 pub mod fit;
 
-pub use character::{load_character, CharacterArgs};
+pub use character::{load_character, outfit_of, CharacterArgs};
 #[cfg(feature = "gui")]
 pub mod record;
 #[cfg(feature = "gui")]
@@ -551,20 +551,22 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// that does not load is not checked here: the window opens on the built-in character and
 /// says why, as it does for a character opened from its menu.
 fn open_window(preset: Option<PathBuf>, character: &CharacterArgs) -> anyhow::Result<ExitCode> {
-    if character.garment.is_some() || character.garment_mesh.is_some() {
-        anyhow::bail!(
-            "--garment and --garment-mesh are taken by `simulate`; the window wears the \
-             preset's template garment"
-        );
-    }
     #[cfg(feature = "gui")]
     {
+        let garment = match (&character.garment, &character.garment_mesh) {
+            (None, None) => None,
+            (file, mesh) => Some(crate::app::GarmentRef {
+                file: file.clone(),
+                mesh: mesh.clone().unwrap_or_default(),
+            }),
+        };
         let options = crate::app::Options {
             preset,
             state_dir: std::env::var_os("CLOTH_TUNER_STATE_DIR").map(PathBuf::from),
             report_fps: std::env::var_os("CLOTH_TUNER_REPORT_FPS").is_some(),
             character: character.character.clone(),
             bone_map: character.bone_map.clone(),
+            garment,
         };
         crate::app::run(options).map_err(anyhow::Error::msg)?;
         Ok(ExitCode::SUCCESS)
@@ -589,14 +591,7 @@ fn simulate_command(
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    if character.garment_mesh.is_none() && character.garment.is_none() {
-        let (preset, character) = prepare_run(preset, character, seconds, 3600.0)?;
-        let m = crate::scene::metrics::simulate(character, &preset, clip, seconds)?;
-        return print_result(json, &m, || m.to_text());
-    }
-    check_seconds(seconds, 3600.0)?;
-    let preset = Preset::load(preset)?;
-    let (character, outfit) = character.load_outfit()?;
+    let (preset, character, outfit) = prepare_run(preset, character, seconds, 3600.0)?;
     let m = crate::scene::metrics::simulate_in(character, &outfit, &preset, clip, seconds)?;
     print_result(json, &m, || m.to_text())
 }
@@ -610,12 +605,13 @@ fn drift_command(
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    use crate::scene::drift::{drift_rates, drift_steps, table};
-    let (preset, character) = prepare_run(preset, character, seconds, 600.0)?;
+    use crate::scene::drift::{drift_rates_in, drift_steps, table};
+    let (preset, character, outfit) = prepare_run(preset, character, seconds, 600.0)?;
     // Hidden for JSON, as the other batch commands' `--quiet`: stdout stays the result alone.
     let total = drift_steps(&preset, rates, seconds)? as usize;
     let bar = progress_bar_of(total, "steps", json);
-    let rows = drift_rates(character, &preset, clip, rates, seconds, &|n| bar.inc(n))?;
+    let who = (character, &outfit);
+    let rows = drift_rates_in(who, &preset, clip, rates, seconds, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     print_result(json, &rows, || table(&rows))
 }
@@ -634,22 +630,27 @@ pub fn progress_bar_of(total: usize, unit: &str, quiet: bool) -> ProgressBar {
     bar
 }
 
-/// Checks `--seconds` (more than 0, at most `max`) and loads the preset and the character a
-/// windowless run plays it on (refusing a painted max-distance map made for another grid).
+/// Checks `--seconds` (more than 0, at most `max`) and loads the preset, the character a
+/// windowless run plays it on and what it wears (refusing a painted max-distance map made for
+/// another grid).
 fn prepare_run(
     preset: &Path,
     character: &CharacterArgs,
     seconds: f64,
     max: f64,
-) -> anyhow::Result<(Preset, std::sync::Arc<crate::character::Character>)> {
+) -> anyhow::Result<(
+    Preset,
+    std::sync::Arc<crate::character::Character>,
+    crate::scene::Outfit,
+)> {
     check_seconds(seconds, max)?;
     let path = preset;
     let preset = Preset::load(path)?;
-    let character = character.load()?;
+    let (character, outfit) = character.load_outfit()?;
     // Here, where the file is known, rather than as the scene's error naming the preset.
-    let grid = crate::garment::fitted_layout(&character, preset.garment);
-    preset.check_map_grid(path, grid.cols, grid.rows)?;
-    Ok((preset, character))
+    let (cols, rows) = outfit.grid_size(&character, preset.garment);
+    preset.check_map_grid(path, cols, rows)?;
+    Ok((preset, character, outfit))
 }
 
 /// Refuses a run length out of (0, `max`] seconds.

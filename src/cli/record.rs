@@ -113,7 +113,7 @@ pub fn record(job: &Job, spec: &RecordSpec) -> Result<MotionRecord, SceneError> 
     let dt = 1.0 / job.preset.params.timestep_hz as f64;
     let steps = (spec.seconds / dt).round() as usize;
     let every = spec.every_steps as usize;
-    let scene = Scene::new(job.character.clone(), &job.preset, &job.clip)?;
+    let scene = (job.outfit).scene(job.character.clone(), &job.preset, &job.clip)?;
     let chosen = recorded_particles(scene.cloth().topology());
     let hooded = scene.garment() == Some(Garment::HoodedJacket);
     let take = |s: &Scene| {

@@ -6,17 +6,20 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use serde::Deserialize;
 
-use super::character::{character_label, load_character};
 use super::compare::{compare, diff_image, Comparison, Thresholds};
 use super::record::{compare as compare_record, record, record_name, RecordComparison, RecordSpec};
 use super::render::{progress_bar, run_job, total, writable_dir, Job, OverlayName, Shot, Timings};
+use super::CharacterArgs;
+use crate::character::Character;
 use crate::files::write_atomic;
 use crate::picture::{read_png, write_png, PngWriter};
 use crate::render::headless::{parse_size, CameraSpec, HeadlessGl, Offscreen};
+use crate::scene::Outfit;
 use html_escape::encode_double_quoted_attribute as escape;
 
 /// The manifest file (`tests/regress.json`).
@@ -47,12 +50,47 @@ pub struct ManifestCase {
     /// That character's settings file, instead of the one beside it.
     #[serde(default)]
     pub bone_map: Option<PathBuf>,
+    /// The garment the character wears instead of the preset's template, in a glTF file of
+    /// its own (as `--garment`); its pictures' names carry its file stem after the
+    /// character's.
+    #[serde(default)]
+    pub garment: Option<PathBuf>,
+    /// The garment's skinned mesh by name (as `--garment-mesh`): in `garment`'s file when it
+    /// has several, else in the character's file.
+    #[serde(default)]
+    pub garment_mesh: Option<String>,
     pub preset: PathBuf,
     pub clips: Vec<String>,
     pub frames: Vec<u64>,
     pub cameras: Vec<String>,
     #[serde(default)]
     pub overlays: Vec<OverlayName>,
+}
+
+impl ManifestCase {
+    /// The character and garment options this case plays: the command line's
+    /// (`regress --character ...`) when it names neither a character nor a garment; else its
+    /// own character (the command line's when it names none) in its own garment (the
+    /// preset's template when it names none).
+    pub fn character_args(&self, command_line: &CharacterArgs) -> CharacterArgs {
+        let names_garment = self.garment.is_some() || self.garment_mesh.is_some();
+        if self.character.is_none() && !names_garment {
+            return command_line.clone();
+        }
+        let (character, bone_map) = match &self.character {
+            Some(c) => (Some(c.clone()), self.bone_map.clone()),
+            None => (
+                command_line.character.clone(),
+                command_line.bone_map.clone(),
+            ),
+        };
+        CharacterArgs {
+            character,
+            bone_map,
+            garment: self.garment.clone(),
+            garment_mesh: self.garment_mesh.clone(),
+        }
+    }
 }
 
 impl Manifest {
@@ -267,7 +305,8 @@ pub fn regress(args: &RegressArgs) -> anyhow::Result<Report> {
 /// The manifest's cases as jobs for this part of the suite (`--shard`), every case checked, in
 /// every part, so a bad one fails all of them. An error names the manifest and the case.
 fn plan_jobs(manifest: &Manifest, args: &RegressArgs) -> anyhow::Result<Vec<Job>> {
-    let default_character = args.character.load()?;
+    // Each character and garment is loaded once, however many cases name it.
+    let mut loaded: Vec<(CharacterArgs, Arc<Character>, Outfit)> = Vec::new();
     let mut jobs = Vec::new();
     let mut jobs_seen = 0;
     for (i, case) in manifest.cases.iter().enumerate() {
@@ -278,13 +317,16 @@ fn plan_jobs(manifest: &Manifest, args: &RegressArgs) -> anyhow::Result<Vec<Job>
                 super::error_text(&e)
             )
         };
-        let (character, label) = match &case.character {
-            Some(path) => (
-                load_character(Some(path), case.bone_map.as_deref()).map_err(|e| at(e.into()))?,
-                character_label(Some(path)),
-            ),
-            None => (default_character.clone(), args.character.label()),
+        let who = case.character_args(&args.character);
+        let (character, outfit) = match loaded.iter().find(|(a, ..)| *a == who) {
+            Some((_, c, o)) => (c.clone(), o.clone()),
+            None => {
+                let (c, o) = who.load_outfit().map_err(|e| at(e.into()))?;
+                loaded.push((who.clone(), c.clone(), o.clone()));
+                (c, o)
+            }
         };
+        let label = who.label();
         let cameras = case
             .cameras
             .iter()
@@ -302,7 +344,8 @@ fn plan_jobs(manifest: &Manifest, args: &RegressArgs) -> anyhow::Result<Vec<Job>
                 cameras.clone(),
                 &case.overlays,
             )
-            .map_err(at)?;
+            .map_err(at)?
+            .wearing(outfit.clone());
             if in_shard {
                 jobs.push(job);
             }

@@ -20,7 +20,7 @@ use crate::render::scene_data;
 use crate::render::trails::draw_trails;
 use crate::render::Overlays;
 use crate::scene::motion::{trail_rows, ClipMotion, TrailBuffer};
-use crate::scene::Scene;
+use crate::scene::{Outfit, Scene};
 
 pub use crate::render::headless::MAX_FRAME;
 
@@ -103,6 +103,8 @@ pub struct Job {
     /// The character and the name its pictures carry (`None`: the built-in one).
     pub character: Arc<Character>,
     pub character_label: Option<String>,
+    /// What the character wears: the preset's template unless [`Job::wearing`] says.
+    pub outfit: Outfit,
     pub preset_path: PathBuf,
     pub preset: Preset,
     pub clip: String,
@@ -147,6 +149,7 @@ impl Job {
         Ok(Job {
             character: character.clone(),
             character_label,
+            outfit: Outfit::Template,
             preset_path: preset_path.to_path_buf(),
             preset,
             clip: clip.to_string(),
@@ -155,6 +158,12 @@ impl Job {
             overlays: overlays(overlay_names),
             trails: overlay_names.contains(&OverlayName::Trails),
         })
+    }
+
+    /// The job with the character in `outfit` (the artist's own garment) instead of the
+    /// preset's template.
+    pub fn wearing(self, outfit: Outfit) -> Job {
+        Job { outfit, ..self }
     }
 
     /// How many pictures the job makes.
@@ -215,7 +224,8 @@ struct JobRun {
 
 impl JobRun {
     fn new(job: &Job) -> anyhow::Result<JobRun> {
-        let scene = Scene::new(job.character.clone(), &job.preset, &job.clip)
+        let scene = (job.outfit)
+            .scene(job.character.clone(), &job.preset, &job.clip)
             .with_context(|| format!("{} on clip `{}`", job.preset_path.display(), job.clip))?;
         let look = job.preset.look;
         let trail = job.trails.then(|| {
@@ -267,8 +277,10 @@ fn fitted_cameras(jobs: &[&Job], size: (u32, u32)) -> anyhow::Result<Vec<CameraS
     let motions = jobs
         .iter()
         .map(|j| {
-            ClipMotion::of_clip(j.character.clone(), &j.preset, &j.clip, &|| false)
-                .with_context(|| format!("{} on clip `{}`", j.preset_path.display(), j.clip))
+            ClipMotion::of_clip_in(j.character.clone(), &j.outfit, &j.preset, &j.clip, &|| {
+                false
+            })
+            .with_context(|| format!("{} on clip `{}`", j.preset_path.display(), j.clip))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(cameras
@@ -401,28 +413,21 @@ pub struct RenderArgs {
 
 /// `render`: writes one PNG per frame and returns their paths and the timings.
 pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
-    let character = args.character.load()?;
-    let job = Job::new(
-        &character,
-        args.character.label(),
-        &args.preset,
-        &args.clip,
-        &args.frames,
-        vec![args.camera],
-        &args.overlays,
-    )?;
-    let job_b = match &args.preset_b {
-        Some(b) => Some(Job::new(
+    let (character, outfit) = args.character.load_outfit()?;
+    let job_of = |preset: &Path| {
+        Job::new(
             &character,
             args.character.label(),
-            b,
+            preset,
             &args.clip,
             &args.frames,
             vec![args.camera],
             &args.overlays,
-        )?),
-        None => None,
+        )
+        .map(|job| job.wearing(outfit.clone()))
     };
+    let job = job_of(&args.preset)?;
+    let job_b = args.preset_b.as_deref().map(job_of).transpose()?;
     writable_dir(&args.out)?;
     let gl = HeadlessGl::new()?;
     let mut offscreen = Offscreen::new(&gl, args.width, args.height)?;

@@ -76,7 +76,7 @@ impl Written {
 pub fn wedge(args: &WedgeArgs) -> anyhow::Result<Written> {
     let start = Instant::now();
     let preset = Preset::load(&args.preset)?;
-    let character = args.character.load()?;
+    let (character, outfit) = args.character.load_outfit()?;
     let spec = WedgeSpec {
         preset,
         preset_path: args.preset.clone(),
@@ -109,7 +109,13 @@ pub fn wedge(args: &WedgeArgs) -> anyhow::Result<Written> {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
-    let result = wedge::run(character, &spec, &progress, &AtomicBool::new(false));
+    let result = wedge::run_in(
+        character,
+        &outfit,
+        &spec,
+        &progress,
+        &AtomicBool::new(false),
+    );
     bar.finish_and_clear();
     let wedge = result?;
     let written = write(&wedge, &args.out)?;

@@ -39,8 +39,19 @@ use crate::preset::Garment as Template;
 /// degrees: a wider one is the front opening.
 pub const OPEN_GAP_DEG: f32 = 25.0;
 
-/// The most vertices a garment may have.
-pub const MAX_VERTICES: usize = 1_000_000;
+/// The least a garment's hem goes round the body, degrees: less (a flat panel, a board) encloses
+/// nothing for the grid's columns to go round.
+pub const MIN_WRAP_DEG: f32 = 180.0;
+
+/// The most rows, and the most columns, of a garment's grid: a garment that needs more at
+/// its spacing is refused (one in the wrong units, or broken).
+pub const MAX_GRID_SIDE: usize = 512;
+
+/// How far from the character's origin (along any axis, metres) a garment's vertices may lie.
+pub const MAX_REACH_M: f32 = 10.0;
+
+/// The most vertices a garment may have (the loader's limit).
+pub const MAX_VERTICES: usize = crate::character::MAX_GARMENT_VERTICES;
 
 /// Where each garment vertex belongs, from its skin weights.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -208,6 +219,17 @@ fn check_mesh(worn: &WornMesh) -> Result<(), GarmentError> {
     if let Some(v) = m.positions.iter().position(|p| !p.is_finite()) {
         return bad(format!("vertex {v} is not a finite position"));
     }
+    if let Some(v) = m
+        .positions
+        .iter()
+        .position(|p| p.abs().max_element() > MAX_REACH_M)
+    {
+        return bad(format!(
+            "vertex {v} lies {:.0} m from the character's origin: a garment lies within \
+             {MAX_REACH_M} m of it",
+            m.positions[v].abs().max_element()
+        ));
+    }
     Ok(())
 }
 
@@ -304,15 +326,31 @@ fn find_grid(
         .map(|&v| angle(pos[v]))
         .collect();
     let (closed, start, span) = seam_and_span(choice, widest_gap(&mut hem_angles));
+    if span.to_degrees() < MIN_WRAP_DEG {
+        return Err(err(&format!(
+            "its hem goes only {:.0}° round the body, so it encloses nothing: a garment goes at \
+             least {MIN_WRAP_DEG:.0}° round it",
+            span.to_degrees()
+        )));
+    }
     let rows = choice
         .rows
-        .unwrap_or_else(|| ((pin - hem) / choice.spacing_m).round() as usize + 1)
+        .unwrap_or_else(|| (((pin - hem) / choice.spacing_m).round() as usize).saturating_add(1))
         .max(3);
     let around = hem_circumference(pos, &body, hem, hem_band, axis) * span / TAU;
     let cols = choice
         .cols
-        .unwrap_or_else(|| (around / choice.spacing_m).round() as usize + 1);
+        .unwrap_or_else(|| ((around / choice.spacing_m).round() as usize).saturating_add(1));
     let cols = (cols.max(5)) | 1;
+    if rows > MAX_GRID_SIDE || cols > MAX_GRID_SIDE {
+        return Err(err(&format!(
+            "{:.1} m from the pin line to the hem and {:.1} m round: more than \
+             {MAX_GRID_SIDE} rows or columns {:.1} cm apart",
+            pin - hem,
+            around,
+            choice.spacing_m * 100.0
+        )));
+    }
     let surface = Surface::new(worn, parts, pin + BAND_M, hem - BAND_M);
     let mut rest = Vec::with_capacity(rows * cols);
     let mut bindings = Vec::with_capacity(rows * cols);

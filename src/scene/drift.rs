@@ -12,7 +12,7 @@ use std::sync::Arc;
 use glam::Vec3;
 use serde::Serialize;
 
-use super::{Scene, SceneError};
+use super::{Outfit, Scene, SceneError};
 use crate::character::Character;
 use crate::preset::convert::{convert_preset, retimed, ConvertError};
 use crate::preset::Preset;
@@ -77,21 +77,31 @@ pub fn hem_path(
     every: usize,
 ) -> Result<Vec<Vec<Vec3>>, SceneError> {
     let hem = |t: &crate::sim::Topology| t.hem().collect();
-    path_ticking(character, preset, clip, (steps, every), hem, &|_| {})
+    let outfit = Outfit::Template;
+    path_ticking(
+        character,
+        &outfit,
+        preset,
+        clip,
+        (steps, every),
+        hem,
+        &|_| {},
+    )
 }
 
-/// The positions of the particles `which` picks from the garment's topology, over `steps`
-/// fixed steps sampled `every` so many ([`scene_path`]), calling `tick(1)` after each step (a
-/// progress bar's count).
+/// The positions of the particles `which` picks from the garment's topology (the character
+/// in `outfit`), over `steps` fixed steps sampled `every` so many ([`scene_path`]), calling
+/// `tick(1)` after each step (a progress bar's count).
 fn path_ticking(
     character: Arc<Character>,
+    outfit: &Outfit,
     preset: &Preset,
     clip: &str,
     (steps, every): (usize, usize),
     which: impl FnOnce(&crate::sim::Topology) -> Vec<usize>,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Vec<Vec3>>, SceneError> {
-    let scene = Scene::new(character, preset, clip)?;
+    let scene = outfit.scene(character, preset, clip)?;
     let chosen = which(scene.cloth().topology());
     let take = |s: &Scene| {
         let p = s.cloth().positions();
@@ -128,9 +138,11 @@ struct Trajectory {
 }
 
 impl Trajectory {
-    /// The hem over `seconds` of `clip`, calling `tick(1)` after each step.
+    /// The hem over `seconds` of `clip` (the character in `outfit`), calling `tick(1)` after
+    /// each step.
     fn record(
         character: Arc<Character>,
+        outfit: &Outfit,
         preset: &Preset,
         clip: &str,
         seconds: f64,
@@ -139,7 +151,7 @@ impl Trajectory {
         let dt = 1.0 / preset.params.timestep_hz as f64;
         let steps = Self::steps(preset, seconds);
         let hem = |t: &crate::sim::Topology| t.hem().collect();
-        let samples = path_ticking(character, preset, clip, (steps, 1), hem, tick)?;
+        let samples = path_ticking(character, outfit, preset, clip, (steps, 1), hem, tick)?;
         Ok(Self { dt, samples })
     }
 
@@ -277,10 +289,24 @@ pub fn drift_rates(
     seconds: f64,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<DriftRow>, DriftError> {
+    let outfit = Outfit::Template;
+    drift_rates_in((character, &outfit), preset, clip, rates, seconds, tick)
+}
+
+/// [`drift_rates`] with the character in `outfit` (the artist's own garment, or the preset's
+/// template).
+pub fn drift_rates_in(
+    (character, outfit): (Arc<Character>, &Outfit),
+    preset: &Preset,
+    clip: &str,
+    rates: &[f32],
+    seconds: f64,
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<DriftRow>, DriftError> {
     use rayon::prelude::*;
     let tracks = drift_runs(preset, rates)?
         .par_iter()
-        .map(|p| Trajectory::record(character.clone(), p, clip, seconds, tick))
+        .map(|p| Trajectory::record(character.clone(), outfit, p, clip, seconds, tick))
         .collect::<Result<Vec<_>, _>>()?;
     let (original, floor) = (&tracks[0], &tracks[1]);
     let (floor_rms_cm, floor_max_cm) = floor.distance_from(original);
@@ -333,9 +359,19 @@ pub fn floor(
     clip: &str,
     seconds: f64,
 ) -> Result<(f32, f32), SceneError> {
+    let outfit = &Outfit::Template;
     let (original, nudged) = rayon::join(
-        || Trajectory::record(character.clone(), preset, clip, seconds, &|_| {}),
-        || Trajectory::record(character.clone(), &nudged(preset), clip, seconds, &|_| {}),
+        || Trajectory::record(character.clone(), outfit, preset, clip, seconds, &|_| {}),
+        || {
+            Trajectory::record(
+                character.clone(),
+                outfit,
+                &nudged(preset),
+                clip,
+                seconds,
+                &|_| {},
+            )
+        },
     );
     Ok(nudged?.distance_from(&original?))
 }

@@ -161,7 +161,7 @@ pub fn simulate_in(
     clip: &str,
     seconds: f64,
 ) -> Result<Metrics, SceneError> {
-    simulate_runs(character, outfit, preset, clip, seconds, Drawing::Skinned)
+    simulate_drawing_in(character, outfit, preset, clip, seconds, Drawing::Skinned)
 }
 
 /// [`simulate`], with or without the drawn meshes skinned between the steps. The settle time
@@ -175,10 +175,11 @@ pub fn simulate_drawing(
     seconds: f64,
     drawing: Drawing,
 ) -> Result<Metrics, SceneError> {
-    simulate_runs(character, &Outfit::Template, preset, clip, seconds, drawing)
+    simulate_drawing_in(character, &Outfit::Template, preset, clip, seconds, drawing)
 }
 
-fn simulate_runs(
+/// [`simulate_drawing`] with the character in `outfit`.
+pub fn simulate_drawing_in(
     character: Arc<Character>,
     outfit: &Outfit,
     preset: &Preset,

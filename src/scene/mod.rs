@@ -78,6 +78,18 @@ impl Outfit {
             Outfit::Garment(g) => Scene::wearing(character, Box::new((**g).clone()), preset, clip),
         }
     }
+
+    /// The columns and rows of the grid `character` wears in this outfit under a preset of
+    /// `template` (what a painted max-distance map must match).
+    pub fn grid_size(&self, character: &Character, template: Template) -> (usize, usize) {
+        match self {
+            Outfit::Template => {
+                let g = fitted_layout(character, template);
+                (g.cols, g.rows)
+            }
+            Outfit::Garment(g) => (g.grid().cols, g.grid().rows),
+        }
+    }
 }
 
 /// What the last step looked like, for plots and metrics.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
-use super::{Scene, SceneError};
+use super::{Outfit, Scene, SceneError};
 use crate::character::Character;
 use crate::preset::Preset;
 use crate::sim::Topology;
@@ -157,8 +157,19 @@ impl ClipMotion {
         clip: &str,
         stop: &dyn Fn() -> bool,
     ) -> Result<Self, SceneError> {
+        Self::of_clip_in(character, &Outfit::Template, preset, clip, stop)
+    }
+
+    /// [`ClipMotion::of_clip`] with the character in `outfit`.
+    pub fn of_clip_in(
+        character: Arc<Character>,
+        outfit: &Outfit,
+        preset: &Preset,
+        clip: &str,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Self, SceneError> {
         let steps = clip_steps(&character, preset, clip);
-        let scene = Scene::new(character, preset, clip)?;
+        let scene = outfit.scene(character, preset, clip)?;
         Ok(Self::record(scene, steps, stop))
     }
 

@@ -29,8 +29,8 @@ use super::knobs::{KnobError, Setting};
 use super::targets::{round_sig, with_unit, Target, TargetError};
 use crate::character::Character;
 use crate::preset::Preset;
-use crate::scene::metrics::{motion_end, simulate_drawing, Drawing, Metrics};
-use crate::scene::SceneError;
+use crate::scene::metrics::{motion_end, simulate_drawing_in, Drawing, Metrics};
+use crate::scene::{Outfit, SceneError};
 use crate::sim::{ParamKind, ParamSpec};
 
 /// A target counts as met within this share of its scale unless the caller says otherwise.
@@ -510,6 +510,8 @@ impl FitResult {
 /// What every trial shares; `Sync`, so the starting simplex can run on all cores.
 struct Runner<'a> {
     character: Arc<Character>,
+    /// What the character wears in every trial.
+    outfit: &'a Outfit,
     base: &'a Preset,
     spec: &'a FitSpec,
     /// Simulated seconds per trial.
@@ -560,8 +562,9 @@ impl Runner<'_> {
             ..self.base.clone()
         };
         // The search reads the behaviour only: nothing is drawn between the steps.
-        simulate_drawing(
+        simulate_drawing_in(
             self.character.clone(),
+            self.outfit,
             &preset,
             &self.spec.clip,
             self.seconds,
@@ -700,6 +703,12 @@ impl Search<'_> {
             .collect();
         for (values, (metrics, took)) in fresh.iter().zip(runs) {
             self.record(&mut log, values, metrics?, took);
+        }
+        // A cap the batch used up stops here: the search after it would ask for a trial it
+        // may not run before it could stop.
+        let cap = self.runner.spec.max_trials;
+        if log.stop.is_none() && log.trials >= cap {
+            log.stop = Some(Stop::TrialCap(cap));
         }
         Ok(())
     }
@@ -850,11 +859,30 @@ pub fn fit(
     on_trial: &mut dyn FnMut(&Trial),
     cancel: &AtomicBool,
 ) -> Result<FitResult, FitError> {
+    fit_in(
+        (character, &Outfit::Template),
+        preset,
+        spec,
+        on_trial,
+        cancel,
+    )
+}
+
+/// [`fit`] with the character in `outfit` (the artist's own garment, or the preset's
+/// template): every trial wears it; the fitted preset is the fabric alone.
+pub fn fit_in(
+    (character, outfit): (Arc<Character>, &Outfit),
+    preset: &Preset,
+    spec: &FitSpec,
+    on_trial: &mut dyn FnMut(&Trial),
+    cancel: &AtomicBool,
+) -> Result<FitResult, FitError> {
     let seconds = spec.check(&character)?;
     let motion_end = clip_motion_end(&character, &spec.clip);
     let search = Search {
         runner: Runner {
             character,
+            outfit,
             base: preset,
             spec,
             seconds,

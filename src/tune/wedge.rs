@@ -35,9 +35,9 @@ use crate::preset::{Preset, PresetError};
 use crate::render::headless::{CameraSpec, HeadlessError, HeadlessGl, Offscreen};
 use crate::render::trails::draw_trails;
 use crate::render::{scene_data, Overlays};
-use crate::scene::metrics::{simulate_drawing, Drawing, Metrics};
+use crate::scene::metrics::{simulate_drawing_in, Drawing, Metrics};
 use crate::scene::motion::{clip_steps, most_different_step, trail_rows, ClipMotion, TrailBuffer};
-use crate::scene::{Scene, SceneError};
+use crate::scene::{Outfit, Scene, SceneError};
 use crate::sim::{FabricParams, ParamError};
 
 pub use crate::render::headless::MAX_FRAME;
@@ -307,6 +307,19 @@ pub fn run(
     progress: &(dyn Fn(usize, usize) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Wedge, WedgeError> {
+    run_in(character, &Outfit::Template, spec, progress, cancel)
+}
+
+/// [`run`] with the character in `outfit` (the artist's own garment, or the preset's
+/// template): every cell wears it.
+pub fn run_in(
+    character: Arc<Character>,
+    outfit: &Outfit,
+    spec: &WedgeSpec,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Wedge, WedgeError> {
+    let who = (&character, outfit);
     let cells = spec.check(&character)?;
     let gl = HeadlessGl::new()?;
     let mut offscreen = Offscreen::new(&gl, spec.cell_width, spec.cell_height)?;
@@ -324,7 +337,7 @@ pub fn run(
     let total = runs + n * strip + n + films;
     let done = AtomicUsize::new(0);
     let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-    let (spec, frame_choice) = settle_view(&character, spec, &presets, &tick, cancel)?;
+    let (spec, frame_choice) = settle_view(who, spec, &presets, &tick, cancel)?;
     let spec = &spec;
     let pictures = n * strip;
     // Room for one waiting scene per thread: the stepping runs ahead of the drawing by that
@@ -351,15 +364,16 @@ pub fn run(
                     }
                     if task < pictures {
                         let (cell, frame) = (task / strip, spec.frames[task % strip]);
-                        let stepped = scene_at(&character, &presets[cell], spec, cell, frame)?;
+                        let stepped = scene_at(who, &presets[cell], spec, cell, frame)?;
                         // A closed channel means the drawing stopped (cancelled): nothing to do.
                         let _ = tx.send((task, stepped.0, stepped.1));
                         Ok(None)
                     } else {
                         let i = task - pictures;
                         // The cells' pictures are drawn apart: nothing between the steps.
-                        let m = simulate_drawing(
+                        let m = simulate_drawing_in(
                             character.clone(),
+                            outfit,
                             &presets[i],
                             &spec.clip,
                             spec.seconds,
@@ -378,8 +392,9 @@ pub fn run(
         });
         draw_scenes(rx, &mut offscreen, spec, &mut images, &tick, cancel);
         let films = match film_target.as_mut() {
-            Some(target) => draw_films(&character, &presets, spec, target, &tick, cancel)
-                .map(|f| film_images = f),
+            Some(target) => {
+                draw_films(who, &presets, spec, target, &tick, cancel).map(|f| film_images = f)
+            }
             None => Ok(()),
         };
         let work = worker
@@ -438,7 +453,7 @@ fn needs_clip_runs(spec: &WedgeSpec) -> bool {
 /// camera fitted; the frame where the cells differ most, or where the hem moves fastest
 /// when they never differ.
 fn settle_view(
-    character: &Arc<Character>,
+    (character, outfit): (&Arc<Character>, &Outfit),
     spec: &WedgeSpec,
     presets: &[Preset],
     tick: &(dyn Fn() + Sync),
@@ -452,13 +467,12 @@ fn settle_view(
         .par_iter()
         .enumerate()
         .map(|(cell, preset)| {
-            let m = ClipMotion::of_clip(character.clone(), preset, &spec.clip, &stop).map_err(
-                |source| WedgeError::Scene {
+            let m = ClipMotion::of_clip_in(character.clone(), outfit, preset, &spec.clip, &stop)
+                .map_err(|source| WedgeError::Scene {
                     cell,
                     clip: spec.clip.clone(),
                     source,
-                },
-            );
+                });
             tick();
             m
         })
@@ -490,14 +504,15 @@ type Stepped = (usize, Scene, Option<TrailBuffer>);
 /// A cell's scene stepped from the clip start to `frame`, as `render` steps it, with the last
 /// second of its hem and front edges when the spec draws trails.
 fn scene_at(
-    character: &Arc<Character>,
+    (character, outfit): (&Arc<Character>, &Outfit),
     preset: &Preset,
     spec: &WedgeSpec,
     cell: usize,
     frame: u64,
 ) -> Result<(Scene, Option<TrailBuffer>), WedgeError> {
-    let mut scene =
-        Scene::new(character.clone(), preset, &spec.clip).map_err(|source| WedgeError::Scene {
+    let mut scene = outfit
+        .scene(character.clone(), preset, &spec.clip)
+        .map_err(|source| WedgeError::Scene {
             cell,
             clip: spec.clip.clone(),
             source,
@@ -534,7 +549,7 @@ fn join_strip(frames: Vec<Rgba>) -> Rgba {
 /// through the clip, [`WedgeSpec::film`] frames evenly spaced from its start to its end, side
 /// by side. No trails: the film shows the motion itself.
 fn draw_films(
-    character: &Arc<Character>,
+    (character, outfit): (&Arc<Character>, &Outfit),
     presets: &[Preset],
     spec: &WedgeSpec,
     target: &mut Offscreen,
@@ -547,13 +562,13 @@ fn draw_films(
     let mut films = Vec::with_capacity(presets.len());
     for (cell, preset) in presets.iter().enumerate() {
         let steps = clip_steps(character, preset, &spec.clip);
-        let mut scene = Scene::new(character.clone(), preset, &spec.clip).map_err(|source| {
-            WedgeError::Scene {
+        let mut scene = outfit
+            .scene(character.clone(), preset, &spec.clip)
+            .map_err(|source| WedgeError::Scene {
                 cell,
                 clip: spec.clip.clone(),
                 source,
-            }
-        })?;
+            })?;
         let mut film: Option<Rgba> = None;
         for k in 0..spec.film as u64 {
             if cancel.load(Ordering::Relaxed) {

@@ -3,10 +3,13 @@
 //! enum changed, a key removed, added or renamed, an array shortened or lengthened, a value of
 //! the wrong type) and whose binary chunk has words overwritten, loaded through the public
 //! path. None may panic (a panic the loader's boundary catches counts as one), and every
-//! refusal names the file. The character settings file is fuzzed the same way.
+//! refusal names the file. Among the sources are garments, damaged the same ways: a rig
+//! wearing a skirt in its own file (the skirt picked by name) and a skirt in a file of its
+//! own worn by the built-in character; a garment that loads is also built into its grid and
+//! bones, as the commands do. The character settings file is fuzzed the same way.
 //!
 //! Seeded, so a failure reproduces: the message gives the source and the case number. The
-//! suite runs 20,000 cases; set `CLOTH_TUNER_RIG_FUZZ_CASES` for a longer run (the report
+//! suite runs 20,000 cases (shared among the sources); set `CLOTH_TUNER_RIG_FUZZ_CASES` for a longer run (the report
 //! line gives cases, loaded, refused, panics and time).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -16,6 +19,8 @@ use std::time::Instant;
 use cloth_tuner::character::import::GROUND_BONE;
 use cloth_tuner::character::settings::CharacterSettings;
 use cloth_tuner::character::{Character, RigError, Role};
+use cloth_tuner::cli::outfit_of;
+use cloth_tuner_assets::garment::{garment_file_glb, GarmentKind};
 use cloth_tuner_assets::test_rig::{self, test_rig_glb, Naming, RigStyle};
 use glam::{Quat, Vec3};
 use serde_json::Value;
@@ -24,23 +29,45 @@ use serde_json::Value;
 mod rng;
 use rng::Rng;
 
-/// A valid character file split into its JSON and its binary chunk.
+/// A valid file split into its JSON and its binary chunk, and how it is loaded.
 struct Sample {
     name: &'static str,
     json: Value,
     bin: Vec<u8>,
+    kind: Kind,
+}
+
+/// What a sample file holds.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// A character.
+    Character,
+    /// A character wearing the garment of this name in its own file.
+    Wearing(&'static str),
+    /// A garment in a file of its own, for the built-in character.
+    Garment,
 }
 
 impl Sample {
     fn from_glb(name: &'static str, glb: &[u8]) -> Self {
+        Self::of_kind(name, glb, Kind::Character)
+    }
+
+    fn of_kind(name: &'static str, glb: &[u8], kind: Kind) -> Self {
         let (json, bin) = cloth_tuner_assets::split_glb(glb).expect("the source is a .glb");
-        Self { name, json, bin }
+        Self {
+            name,
+            json,
+            bin,
+            kind,
+        }
     }
 }
 
-/// The sources: the built-in character (our own form, every clip) and test rigs written the
-/// ways other tools write a humanoid (the import path, one clip), all with a coarse body so a
-/// case is quick.
+/// The sources: the built-in character (our own form, every clip), test rigs written the ways
+/// other tools write a humanoid (the import path, one clip), all with a coarse body so a case
+/// is quick; then a rig wearing the generator's skirt in its own file, and the skirt in a file
+/// of its own.
 fn samples() -> Vec<Sample> {
     let rig = |naming, units_per_metre, rotation, armature| RigStyle {
         naming,
@@ -53,6 +80,11 @@ fn samples() -> Vec<Sample> {
     };
     let z_up = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
     let armature = Some((Quat::from_rotation_y(0.3), Vec3::splat(1.0)));
+    let wearing = RigStyle {
+        garments: vec![GarmentKind::Skirt],
+        ..rig(Naming::Builtin, 1.0, Quat::IDENTITY, None)
+    };
+    let skirt = garment_file_glb(GarmentKind::Skirt, &RigStyle::default());
     vec![
         Sample::from_glb("builtin", &cloth_tuner_assets::character_glb_at(0.06)),
         Sample::from_glb(
@@ -67,6 +99,8 @@ fn samples() -> Vec<Sample> {
             "centimetres",
             &test_rig_glb(&rig(Naming::Builtin, 100.0, z_up, None)),
         ),
+        Sample::of_kind("wearing", &test_rig_glb(&wearing), Kind::Wearing("skirt")),
+        Sample::of_kind("skirt", &skirt, Kind::Garment),
     ]
 }
 
@@ -402,8 +436,36 @@ fn case_count(default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// Loads `bytes` as `sample` is loaded, through the public path: a character from its bytes;
+/// a character wearing its garment, or a garment worn by `builtin`, from a file in `dir`
+/// (the garment then built into its grid and bones).
+fn load(
+    sample: &Sample,
+    bytes: &[u8],
+    name: &str,
+    dir: &Path,
+    builtin: &Character,
+) -> Result<(), RigError> {
+    if sample.kind == Kind::Character {
+        return Character::from_glb(bytes, name).map(drop);
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write the case");
+    let result = match sample.kind {
+        Kind::Wearing(mesh) => Character::open_wearing(&path, None, mesh)
+            .and_then(|(c, worn)| outfit_of(&c, &worn, &path).map(drop)),
+        _ => builtin
+            .read_garment(&path, None)
+            .and_then(|worn| outfit_of(builtin, &worn, &path).map(drop)),
+    };
+    let _ = std::fs::remove_file(&path);
+    result
+}
+
 /// Cases `from..to` of the character fuzzer, every source in turn.
 fn character_cases(samples: &[Sample], from: usize, to: usize) -> Tally {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let builtin = Character::builtin();
     let mut tally = Tally::default();
     for case in from..to {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (case as u64).wrapping_mul(0x1000_0000_01b3));
@@ -411,7 +473,7 @@ fn character_cases(samples: &[Sample], from: usize, to: usize) -> Tally {
         let bytes = broken_copy(sample, &mut rng);
         let name = format!("fuzz-{}-{case}.glb", sample.name);
         let result = catch_unwind(AssertUnwindSafe(|| {
-            Character::from_glb(&bytes, &name).map(drop)
+            load(sample, &bytes, &name, dir.path(), &builtin)
         }));
         tally.record(format!("{} case {case}", sample.name), &[&name], result);
     }

@@ -4,6 +4,7 @@
 #[path = "../jacket_checks/mod.rs"]
 mod jacket_checks;
 
+mod bad_garments;
 mod bodies;
 mod chaos;
 mod coverage;

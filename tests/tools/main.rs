@@ -7,6 +7,7 @@ mod common;
 mod baked;
 mod export_engines;
 mod fit;
+mod garment_commands;
 mod jolt_wasm;
 mod regress;
 mod render_lod;

@@ -118,7 +118,7 @@ fn region(img: &Rgba, r: Rect) -> Vec<[u8; 4]> {
 }
 
 /// The `<td>` texts of the table row `id`.
-fn row_cells(html: &str, id: &str) -> Vec<String> {
+pub(crate) fn row_cells(html: &str, id: &str) -> Vec<String> {
     let start = html
         .find(&format!("<tr id=\"{id}\">"))
         .unwrap_or_else(|| panic!("no row {id}"));
@@ -136,7 +136,7 @@ fn row_cells(html: &str, id: &str) -> Vec<String> {
 }
 
 /// The table's column names.
-fn header_names(html: &str) -> Vec<String> {
+pub(crate) fn header_names(html: &str) -> Vec<String> {
     let start = html.find("<table>").unwrap();
     let row = &html[start..start + html[start..].find("</tr>").unwrap()];
     row.split("<th")

@@ -130,6 +130,10 @@ struct Spec {
     /// The sleeves' end along the arm from the shoulder joint, and their ease (none: no
     /// sleeves).
     sleeves: Option<(f32, f32)>,
+    /// Distance between rows, metres ([`SPACING`]).
+    spacing: f32,
+    /// Columns round a sleeve ([`SLEEVE_AROUND`]).
+    around: usize,
 }
 
 /// Each garment's fit, its heights taken from the bones.
@@ -151,6 +155,8 @@ fn spec(kind: GarmentKind, bones: &[BoneDef]) -> Spec {
             gap_deg: 36.0,
             columns: 72,
             sleeves: Some((arm, 0.03)),
+            spacing: SPACING,
+            around: SLEEVE_AROUND,
         },
         GarmentKind::Skirt => Spec {
             name: kind.name(),
@@ -163,6 +169,8 @@ fn spec(kind: GarmentKind, bones: &[BoneDef]) -> Spec {
             gap_deg: 0.0,
             columns: 80,
             sleeves: None,
+            spacing: SPACING,
+            around: SLEEVE_AROUND,
         },
         GarmentKind::ShortJacket => Spec {
             name: kind.name(),
@@ -175,13 +183,30 @@ fn spec(kind: GarmentKind, bones: &[BoneDef]) -> Spec {
             gap_deg: 32.0,
             columns: 64,
             sleeves: Some((arm - 0.04, 0.025)),
+            spacing: SPACING,
+            around: SLEEVE_AROUND,
         },
     }
 }
 
 /// The garment `kind` made around `body` in its bind pose.
 pub fn garment_mesh(kind: GarmentKind, bones: &[BoneDef], body: &BodyMesh) -> GarmentMesh {
-    let spec = spec(kind, bones);
+    garment_mesh_fine(kind, bones, body, 1)
+}
+
+/// [`garment_mesh`] `fine` times finer: that many times the rows and the columns (about
+/// `fine`² times the vertices), the same shape.
+pub fn garment_mesh_fine(
+    kind: GarmentKind,
+    bones: &[BoneDef],
+    body: &BodyMesh,
+    fine: usize,
+) -> GarmentMesh {
+    let mut spec = spec(kind, bones);
+    let fine = fine.max(1);
+    spec.columns *= fine;
+    spec.around *= fine;
+    spec.spacing /= fine as f32;
     let part = classify(body);
     let mut out = GarmentMesh {
         name: spec.name.to_string(),
@@ -204,7 +229,7 @@ pub fn garment_mesh(kind: GarmentKind, bones: &[BoneDef], body: &BodyMesh) -> Ga
                 .filter(|(_, &k)| k == Part::Arm(side))
                 .map(|(&p, _)| (p, ease));
             let cloud = Cloud::new(dir, skin);
-            sleeves.push((side, sleeve_sheet(arm, dir, end, &cloud)));
+            sleeves.push((side, sleeve_sheet(&spec, arm, dir, end, &cloud)));
         }
     }
     // The body part encloses the torso's skin and the sleeves' roots.
@@ -239,7 +264,7 @@ pub fn garment_mesh(kind: GarmentKind, bones: &[BoneDef], body: &BodyMesh) -> Ga
             d - dir * d.dot(dir)
         };
         let u = if *side == 0 { (0.0, 0.48) } else { (0.52, 1.0) };
-        let panel = [Panel::new(0, SLEEVE_AROUND, u.0, u.1)];
+        let panel = [Panel::new(0, spec.around, u.0, u.1)];
         let sources = Nearest::new(body, &part, Part::Arm(*side));
         emit(&mut out, sleeve, from_axis, &panel, (0.62, 1.0), &sources);
     }
@@ -393,7 +418,7 @@ fn body_sheet(spec: &Spec, cloud: &Cloud) -> Sheet {
     // The radius along every column at every height: every PROFILE_STEP above the split,
     // every row below it.
     let n_profile = ((spec.top - spec.split) / PROFILE_STEP).ceil() as usize;
-    let n_bottom = ((spec.split - spec.bottom) / SPACING).ceil().max(1.0) as usize;
+    let n_bottom = ((spec.split - spec.bottom) / spec.spacing).ceil().max(1.0) as usize;
     let mut heights: Vec<f32> = (0..n_profile)
         .map(|k| spec.top - (spec.top - spec.split) * k as f32 / n_profile as f32)
         .collect();
@@ -432,7 +457,7 @@ fn body_sheet(spec: &Spec, cloud: &Cloud) -> Sheet {
     } else {
         profiles.iter().map(|p| arc_length(p)).fold(0.0, f32::max)
     };
-    let n_top = (longest / SPACING).ceil() as usize;
+    let n_top = (longest / spec.spacing).ceil() as usize;
     let rows = n_top + n_bottom + 1;
     let mut pos = vec![Vec3::ZERO; rows * cols];
     for (j, &d) in dirs.iter().enumerate() {
@@ -540,18 +565,20 @@ fn resample(profile: &[(f32, f32)], f: f32) -> (f32, f32) {
 }
 
 /// A sleeve round the arm from the shoulder joint `shoulder` along the unit `dir` to `end`:
-/// rings along the arm, columns round it from the underarm seam.
-fn sleeve_sheet(shoulder: Vec3, dir: Vec3, end: f32, cloud: &Cloud) -> Sheet {
+/// rings along the arm (`spec.spacing` apart), `spec.around` columns round it from the
+/// underarm seam.
+fn sleeve_sheet(spec: &Spec, shoulder: Vec3, dir: Vec3, end: f32, cloud: &Cloud) -> Sheet {
+    let n_around = spec.around;
     let pi = std::f64::consts::PI;
     let up = (Vec3::Y - dir * Vec3::Y.dot(dir)).normalize();
     let across = dir.cross(up);
-    let n = ((end - SLEEVE_START) / SPACING).ceil() as usize;
+    let n = ((end - SLEEVE_START) / spec.spacing).ceil() as usize;
     let rows = n + 1;
-    let cols = SLEEVE_AROUND + 1;
+    let cols = n_around + 1;
     let mut pos = vec![Vec3::ZERO; rows * cols];
-    let around: Vec<Vec3> = (0..SLEEVE_AROUND)
+    let around: Vec<Vec3> = (0..n_around)
         .map(|m| {
-            let phi = pi + 2.0 * pi * m as f64 / SLEEVE_AROUND as f64;
+            let phi = pi + 2.0 * pi * m as f64 / n_around as f64;
             up * dmath::cos(phi) as f32 + across * dmath::sin(phi) as f32
         })
         .collect();
@@ -569,14 +596,14 @@ fn sleeve_sheet(shoulder: Vec3, dir: Vec3, end: f32, cloud: &Cloud) -> Sheet {
         for (m, &d) in around.iter().enumerate() {
             radius[i * cols + m] = cloud.reach(measured, d).max(MIN_RADIUS);
         }
-        radius[i * cols + SLEEVE_AROUND] = radius[i * cols];
+        radius[i * cols + n_around] = radius[i * cols];
     }
     smooth(&mut radius, rows, cols, true);
     for (i, &t) in along.iter().enumerate() {
         for (m, &d) in around.iter().enumerate() {
             pos[i * cols + m] = shoulder + dir * t + d * radius[i * cols + m];
         }
-        pos[i * cols + SLEEVE_AROUND] = pos[i * cols];
+        pos[i * cols + n_around] = pos[i * cols];
     }
     Sheet {
         rows,
@@ -936,9 +963,26 @@ pub fn garment_file_glb_with_offset(kind: GarmentKind, style: &RigStyle, offset:
 
 /// The own file's document (buffer without a URI) and binary buffer.
 fn garment_file(kind: GarmentKind, style: &RigStyle, offset: Vec3) -> (Value, Vec<u8>) {
+    garment_file_at(kind, style, offset, 1)
+}
+
+/// [`garment_file_glb`] of the garment `fine` times finer ([`garment_mesh_fine`]): a dense
+/// mesh of the same shape (a long coat at 3 has about 50,000 vertices).
+pub fn garment_file_glb_fine(kind: GarmentKind, style: &RigStyle, fine: usize) -> Vec<u8> {
+    let (doc, bin) = garment_file_at(kind, style, Vec3::ZERO, fine);
+    crate::glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
+}
+
+/// The document and buffer of a garment file, `fine` times finer than the generator's own.
+fn garment_file_at(
+    kind: GarmentKind,
+    style: &RigStyle,
+    offset: Vec3,
+    fine: usize,
+) -> (Value, Vec<u8>) {
     let mut bones = body::bones();
     let skin = body::body_mesh_at(&bones, style.cell);
-    let mut garment = garment_mesh(kind, &bones, &skin);
+    let mut garment = garment_mesh_fine(kind, &bones, &skin, fine);
     test_rig::add_fingers(&mut bones, style.fingers);
     for bone in bones.iter_mut().skip(1) {
         bone.pos += offset;
