@@ -664,3 +664,73 @@ fn simulate_refuses_a_broken_character_with_a_message_not_a_crash() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// A garment settings file with every field used, as the fuzzer's source.
+const GARMENT_SETTINGS: &str = r#"{
+  "rows": 9,
+  "columns": 15,
+  "spacing_m": 0.06,
+  "pin_height_m": 1.0,
+  "seam": "open",
+  "seam_at_deg": 30.0
+}"#;
+
+/// Cases `from..to` of the garment settings fuzzer: broken settings files beside a garment,
+/// read and laid by the commands' path (`outfit_of`), which builds the grid on those that
+/// parse.
+fn garment_settings_cases(
+    dir: &Path,
+    (character, worn): &(Character, cloth_tuner::character::WornMesh),
+    from: usize,
+    to: usize,
+) -> Tally {
+    let source: Value = serde_json::from_str(GARMENT_SETTINGS).expect("the settings source");
+    // The settings file sits beside the garment's file, named after it and the mesh; each
+    // thread has a file name of its own.
+    let file = dir.join(format!("rig{from}.glb"));
+    let settings = cloth_tuner::garment::settings::GridChoice::path_beside(&file, &worn.name);
+    let name = settings.display().to_string();
+    let mut tally = Tally::default();
+    for case in from..to {
+        let mut rng = Rng(0x9a7e_57c1_0b2d_4e11 ^ (case as u64).wrapping_mul(0x1000_0000_01b3));
+        let mut json = source.clone();
+        for _ in 0..1 + rng.below(3) {
+            mutate_json(&mut json, &mut rng);
+        }
+        let text = serde_json::to_string_pretty(&json).expect("JSON serialises");
+        std::fs::write(&settings, text).expect("write the settings");
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            outfit_of(character, worn, &file).map(drop)
+        }));
+        // A refusal names the settings file (it does not parse) or the garment's file (no
+        // grid can be laid as it says).
+        let garment = file.display().to_string();
+        tally.record(
+            format!("garment settings case {case}"),
+            &[&name, &garment],
+            result,
+        );
+    }
+    tally
+}
+
+#[test]
+fn broken_garment_settings_are_refused_by_name_and_never_panic() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let style = RigStyle {
+        clips: Vec::new(),
+        garments: vec![GarmentKind::Skirt],
+        cell: 0.06,
+        ..RigStyle::default()
+    };
+    let rig = dir.path().join("skirt.glb");
+    std::fs::write(&rig, test_rig_glb(&style)).expect("write the rig");
+    let wearing = Character::open_wearing(&rig, None, "skirt").expect("the skirt rig loads");
+    let total = case_count(1_000);
+    let start = Instant::now();
+    let tally = on_two_cores(total, |from, to| {
+        garment_settings_cases(dir.path(), &wearing, from, to)
+    });
+    tally.assert_clean("garment settings fuzz", start.elapsed().as_secs_f64());
+    assert!(tally.loaded > 0 && tally.refused > 0, "{tally:?}");
+}
