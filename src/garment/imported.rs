@@ -18,6 +18,11 @@
 //! - Bones sit on the grid's particles by the method's rule ([`GarmentRig`]); every simulated
 //!   vertex of the garment is skinned to at most four of them by its place on the grid,
 //!   blended into its own body weights over a band below the pin line and round the armholes.
+//! - A closed garment whose lower rows hang over the thighs (a skirt) hangs from the hips, as
+//!   the skirt template does, and keeps them out of the legs with the skirt's leg lines
+//!   ([`LegBones`], the cloth's row pass): its rows from the hips down go over a raised thigh
+//!   whole, with their reference points. An open one (a long coat) keeps its own weights and
+//!   has no leg lines ([`Legs::of`] says why).
 
 use std::any::Any;
 use std::f32::consts::TAU;
@@ -25,6 +30,7 @@ use std::f32::consts::TAU;
 use glam::{Mat3, Mat4, Vec3};
 
 use super::layout::{GridLayout, Ring};
+use super::legs::LegBones;
 use super::nearest::PointGrid;
 use super::rig::{
     driver, lower_binding, mix_bindings, rest_model, smoothstep, Binding, GarmentRig, RenderMesh,
@@ -34,6 +40,7 @@ pub use super::settings::{GridChoice, Seam, DEFAULT_SPACING_M};
 use super::{Body, Garment, GarmentError, Posed};
 use crate::character::{Character, Role, WornMesh};
 use crate::preset::Garment as Template;
+use crate::sim::{LegLines, LegRows};
 
 /// The widest gap round the body among the hem's vertices that still makes a closed garment,
 /// degrees: a wider one is the front opening.
@@ -85,6 +92,49 @@ pub struct FoundGrid {
     bindings: Vec<Binding>,
 }
 
+/// Where the leg lines start lifting a garment's rows over the legs, as a share of the way
+/// from the hips down to the knees (at rest): from the hips' own height, where a thigh raised
+/// to a stride first reaches the cloth.
+const LIFT_BELOW_HIPS: f32 = 0.0;
+
+/// Where the leg lines start pushing a garment's particles out of the legs, as a share of the
+/// way from the hips down to the knees (at rest): the rows above lie on the hips, where the
+/// collision holds them. A garment whose hem hangs no lower has no leg lines.
+const PUSH_BELOW_HIPS: f32 = 0.33;
+
+/// A long garment's legs and the rows they hold ([`LegBones`]).
+#[derive(Clone, Copy, Debug)]
+struct Legs {
+    bones: LegBones,
+    rows: LegRows,
+}
+
+impl Legs {
+    /// The legs of `character` for `grid`, or `None` where the grid is open or its hem ends
+    /// above the rows the leg lines push. An open garment (a long coat) has none: hung from
+    /// the hips with the leg lines, its rows stretched further on a run, a sprint stop, a dodge
+    /// or a jump than on the garment's own weights without them.
+    fn of(character: &Character, model: &[Mat4], grid: &FoundGrid) -> Option<Self> {
+        let (pin, hem) = (grid.pin_height, grid.hem_height);
+        if !grid.closed {
+            return None;
+        }
+        let bones = LegBones::of(character, model);
+        let (hip, knee) = bones.hip_and_knee_heights(model);
+        let below = |share: f32| hip - (hip - knee) * share;
+        let push = below(PUSH_BELOW_HIPS);
+        if hem >= push || pin <= hem {
+            return None;
+        }
+        let from = |y: f32| ((pin - y) / (pin - hem)).clamp(0.0, 1.0);
+        let rows = LegRows {
+            push_from: from(push),
+            lift_from: from(below(LIFT_BELOW_HIPS)),
+        };
+        Some(Self { bones, rows })
+    }
+}
+
 /// The artist's garment on one character.
 #[derive(Clone, Debug)]
 pub struct ImportedGarment {
@@ -92,6 +142,10 @@ pub struct ImportedGarment {
     rig: GarmentRig,
     body: Body,
     grid: FoundGrid,
+    /// The legs a long garment keeps its lower rows out of, if it hangs over them.
+    legs: Option<Legs>,
+    /// The leg lines this step (posed from `legs`).
+    lines: LegLines,
     /// The render vertices skinned to the cloth bones alone, each with its place on the grid
     /// and its offset from the grid's surface there in the surface's frame at rest: what the
     /// binding error is measured on.
@@ -109,7 +163,17 @@ impl ImportedGarment {
         check_mesh(worn)?;
         let model = rest_model(character);
         let parts = vertex_parts(character, worn);
-        let grid = find_grid(character, &model, worn, &parts, choice)?;
+        let mut grid = find_grid(character, &model, worn, &parts, choice)?;
+        let legs = Legs::of(character, &model, &grid);
+        if legs.is_some() {
+            // Hung from the hips, as the skirt template hangs: the legs swing under the rows
+            // and the leg lines keep the cloth out of them.
+            let leg = leg_bones(character);
+            let pelvis = character.roles.bone(Role::Pelvis) as u16;
+            for b in &mut grid.bindings {
+                *b = off_the_legs(&[*b], &leg, pelvis);
+            }
+        }
         let layout = GridLayout {
             cols: grid.cols,
             rows: grid.rows,
@@ -134,11 +198,14 @@ impl ImportedGarment {
             &cut,
         )?;
         let on_grid = cut.fully_on_grid(&grid.rest);
+        let lines = legs.map_or_else(LegLines::default, |l| l.bones.pose(&model, l.rows));
         Ok(Self {
             name: worn.name.clone(),
             rig,
             body: Body::torso_and_legs(character),
             grid,
+            legs,
+            lines,
             on_grid,
         })
     }
@@ -187,6 +254,22 @@ impl Garment for ImportedGarment {
     fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]) {
         self.rig.pose(posed.model, &[], frame);
         self.rig.references(frame, references);
+        if let Some(legs) = &self.legs {
+            self.lines = legs.bones.pose(posed.model, legs.rows);
+        }
+    }
+
+    /// A long garment's lower rows keep their references out of the leg lines too, so the max
+    /// distance sphere is centred where the leg lines let the cloth be.
+    fn keep_references(&self, references: &mut [Vec3]) {
+        if self.legs.is_some() {
+            self.lines
+                .push_references(self.rig.topology.cols, references);
+        }
+    }
+
+    fn leg_lines(&self) -> Option<&LegLines> {
+        self.legs.is_some().then_some(&self.lines)
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -389,7 +472,13 @@ fn find_grid(
 fn pin_row_binding(character: &Character, row: &[Binding]) -> Binding {
     let legs = leg_bones(character);
     let pelvis = character.roles.bone(Role::Pelvis) as u16;
-    let entries: Vec<(u16, f32)> = row
+    off_the_legs(row, &legs, pelvis)
+}
+
+/// The bindings `of` summed into one, each leg bone's share (`legs`, [`leg_bones`]) given to
+/// the `pelvis`.
+fn off_the_legs(of: &[Binding], legs: &[bool], pelvis: u16) -> Binding {
+    let entries: Vec<(u16, f32)> = of
         .iter()
         .flatten()
         .map(|&(b, w)| match legs.get(b as usize) {

@@ -20,6 +20,7 @@ pub mod hood;
 pub mod imported;
 pub mod jacket;
 pub mod layout;
+pub mod legs;
 mod nearest;
 pub mod rig;
 pub mod settings;

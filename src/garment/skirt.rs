@@ -9,22 +9,21 @@
 //! ([`LegLines`], the cloth's row pass): capsules a little wider than the legs along the
 //! hip-knee and knee-ankle segments, and the web between the two legs, so the hem never hangs
 //! between the legs. What is the skirt's own is here: its rest rings, its reference binding,
-//! the leg lines posed from the character's bones every step (`LegBones`), and the hem
+//! the leg lines posed from the character's bones every step ([`LegBones`], shared with the
+//! artist's long garments), and the hem
 //! smoothed for drawing.
 
 use std::any::Any;
 
 use glam::{Mat4, Vec3};
 
-use super::layout::{
-    landmarks, skin_of, surface_samples, torso_rings, GridLayout, Ring, BUILTIN_LANDMARKS,
-};
+use super::layout::{landmarks, surface_samples, torso_rings, GridLayout, Ring, BUILTIN_LANDMARKS};
+use super::legs::LegBones;
 use super::rig::{
-    add_shells, distance_to_segment, rest_model, ring_rest, Binding, GarmentRig, RenderMesh,
-    RestSkin, RigFrame, Tailor,
+    add_shells, rest_model, ring_rest, Binding, GarmentRig, RenderMesh, RestSkin, RigFrame, Tailor,
 };
 use super::{Body, Garment, GarmentError, Posed};
-use crate::character::{BodyAxis, Character, PosedEllipsoid, Role};
+use crate::character::{Character, PosedEllipsoid, Role};
 use crate::preset::Garment as Template;
 use crate::sim::{Cloth, LegLines, LegRows};
 
@@ -41,10 +40,6 @@ const HEM_ABOVE_KNEES: f32 = 0.03;
 /// that keeps the sprint stop's, jump's and dodge's rows within 9 % with the shipped knobs,
 /// and with the damping +20 %, the hem's max distance +12 % or the world motion +50 %.
 const HEM_FLARE: f32 = 1.9;
-
-/// The leg lines' radius over the leg's own (its skin's distance from the bone line): a little
-/// wider, so the hem clears the leg rather than grazing it.
-const LEG_LINE_GROWTH: f32 = 1.15;
 
 /// How far up the skirt the leg lines reach: the rows from this fraction of the way down to
 /// the hem (the rows above lie on the hips, where the collision already holds them).
@@ -181,85 +176,11 @@ impl Tailor for SkirtCut {
     }
 }
 
-/// What the rig needs to pose the leg lines: the hip, knee and ankle bones of each leg and
-/// the radius.
-#[derive(Clone, Copy, Debug)]
-struct LegBones {
-    bones: [[usize; 3]; 2],
-    pelvis: usize,
-    radius: f32,
-}
-
-impl LegBones {
-    /// The legs of `character`: the ankle is the shin's first child (the foot); a shin with
-    /// none ends as far below the knee as the knee is below the hip. The radius is the thighs'
-    /// skin's largest distance from the hip-knee line at rest (ignoring the few farthest
-    /// vertices, the buttocks' and the groin's), grown by [`LEG_LINE_GROWTH`].
-    fn of(character: &Character, model: &[Mat4]) -> Self {
-        let roles = &character.roles;
-        let sk = &character.skeleton;
-        let leg = |thigh: Role, shin: Role| {
-            let (t, s) = (roles.bone(thigh), roles.bone(shin));
-            let foot = (0..sk.len()).find(|&b| sk.parent(b) == Some(s));
-            [t, s, foot.unwrap_or(usize::MAX)]
-        };
-        let bones = [
-            leg(Role::ThighL, Role::ShinL),
-            leg(Role::ThighR, Role::ShinR),
-        ];
-        let mut radius = 0f32;
-        for (side, role) in [Role::ThighL, Role::ThighR].into_iter().enumerate() {
-            let [hip, knee, _] = joints(&bones[side], model);
-            let mut d: Vec<f32> = skin_of(character, model, |r| r == role)
-                .iter()
-                .map(|p| distance_to_segment(*p, hip, knee))
-                .collect();
-            d.sort_by(f32::total_cmp);
-            if let Some(&q) = d.get(d.len() * 9 / 10) {
-                radius = radius.max(q);
-            }
-        }
-        let fallback = 0.07 * model_scale(&bones[0], model);
-        let radius = if radius > 0.0 { radius } else { fallback };
-        Self {
-            bones,
-            pelvis: roles.bone(Role::Pelvis),
-            radius: radius * LEG_LINE_GROWTH,
-        }
-    }
-
-    /// The leg lines in the pose `model`: the joints and the pelvis's axis as plain geometry
-    /// for the cloth, holding the skirt's rows ([`LEG_LINE_ROWS`], [`OVER_LEGS_ROWS`]).
-    fn pose(&self, model: &[Mat4]) -> LegLines {
-        LegLines::new(
-            [joints(&self.bones[0], model), joints(&self.bones[1], model)],
-            self.radius,
-            BodyAxis::of_pelvis(model[self.pelvis]),
-            LegRows {
-                push_from: LEG_LINE_ROWS,
-                lift_from: OVER_LEGS_ROWS,
-            },
-        )
-    }
-}
-
-/// Hip, knee and ankle of one leg in the pose `model` ([`LegBones::of`]).
-fn joints(bones: &[usize; 3], model: &[Mat4]) -> [Vec3; 3] {
-    let at = |b: usize| model[b].w_axis.truncate();
-    let (hip, knee) = (at(bones[0]), at(bones[1]));
-    let ankle = if bones[2] == usize::MAX {
-        knee + (knee - hip)
-    } else {
-        at(bones[2])
-    };
-    [hip, knee, ankle]
-}
-
-/// The hip-knee length: the fallback radius's measure when the thigh has no skin.
-fn model_scale(bones: &[usize; 3], model: &[Mat4]) -> f32 {
-    let [hip, knee, _] = joints(bones, model);
-    hip.distance(knee) / 0.45
-}
+/// The rows the skirt's leg lines hold ([`LEG_LINE_ROWS`], [`OVER_LEGS_ROWS`]).
+const SKIRT_LEG_ROWS: LegRows = LegRows {
+    push_from: LEG_LINE_ROWS,
+    lift_from: OVER_LEGS_ROWS,
+};
 
 /// A point on the closed centripetal Catmull-Rom spline through `loop_pts` (the last joined
 /// back to the first) at parameter `u` (point `k` at `u = k`): through every point, with a
@@ -394,7 +315,7 @@ impl Skirt {
         let rig = GarmentRig::new(character, &model, layout, (rest, &rings), &[], &SkirtCut)?;
         let legs = LegBones::of(character, &model);
         Ok(Self {
-            lines: legs.pose(&model),
+            lines: legs.pose(&model, SKIRT_LEG_ROWS),
             rig,
             body: Body::torso_and_legs(character),
             legs,
@@ -435,7 +356,7 @@ impl Garment for Skirt {
     fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]) {
         self.rig.pose(posed.model, &[], frame);
         self.rig.references(frame, references);
-        self.lines = self.legs.pose(posed.model);
+        self.lines = self.legs.pose(posed.model, SKIRT_LEG_ROWS);
     }
 
     /// The lower rows keep their references out of the leg lines too, so the max distance
