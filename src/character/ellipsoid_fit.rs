@@ -9,7 +9,11 @@
 //! axis that holds the deepest skin vertex inside it until no vertex of the body is inside: the
 //! ellipsoid stays inside the skin, so cloth pushed out of it never floats off the body. A limb
 //! whose ellipsoid would be longer than [`MAX_ELONGATION`] times its width gets two, one per half
-//! (a long ellipsoid skews the push-out direction), as the article splits the legs.
+//! (a long ellipsoid skews the push-out direction), as the article splits the legs. A limb's
+//! ellipsoid keeps its length along the bone, [`LIMB_OVERLAP`] times its piece's half span
+//! between the joints, and
+//! only its width shrinks: the pieces of a limb overlap end to end as the hand-placed ones do,
+//! so the limb's surface has no notch between them (nor below the hips) for cloth to catch in.
 //! The settings' per-role scale multiplies the radii last.
 
 use glam::{Quat, Vec3};
@@ -23,6 +27,13 @@ use crate::sim::Frame;
 
 /// Largest ratio of a limb ellipsoid's half length to its width before it is split in two.
 pub const MAX_ELONGATION: f32 = 2.0;
+
+/// A limb ellipsoid's half length along its bone, in halves of its piece's span between the
+/// joints (the whole limb, or half of it when split): longer than the span, so the two halves of a limb (and the thigh and the hips)
+/// overlap. The built-in body's hand-placed thighs, shins and upper arms have 1.13 to 1.17;
+/// fitted ones shrunk along the bone left a notch between the thigh's halves and below the
+/// hips where a jacket's hem caught and its rows stretched.
+pub const LIMB_OVERLAP: f32 = 1.16;
 
 /// Rounds of shrinking toward the deepest vertex before the final uniform shrink.
 const SHRINK_ROUNDS: usize = 60;
@@ -165,11 +176,12 @@ impl Fitting<'_> {
             vec![(
                 Quat::IDENTITY,
                 torso_section(points, &mesh.positions, self.owner),
+                None,
             )]
         };
         let split = pieces.len() > 1;
-        for (k, (axes, pts)) in pieces.into_iter().enumerate() {
-            let Some((centre, radii)) = fit_piece(axes, &pts, &mesh.positions) else {
+        for (k, (axes, pts, span)) in pieces.into_iter().enumerate() {
+            let Some((centre, radii)) = fit_piece(axes, &pts, &mesh.positions, span) else {
                 continue;
             };
             let suffix = match (split, k) {
@@ -239,7 +251,8 @@ pub(crate) fn vertex_roles(
 }
 
 /// A limb's points between its joint and the next, along the bone: one piece, or two halves
-/// when one would be too elongated. Each piece comes with its axes (y along the bone).
+/// when one would be too elongated. Each piece comes with its axes (y along the bone) and its
+/// length along the bone between the joints.
 fn limb_pieces(
     role: Role,
     bone: usize,
@@ -247,7 +260,7 @@ fn limb_pieces(
     model: &[Frame],
     roles: &Roles,
     points: &[Vec3],
-) -> Vec<(Quat, Vec<Vec3>)> {
+) -> Vec<(Quat, Vec<Vec3>, Option<f32>)> {
     let start = model[bone].translation;
     // The limb ends at the next role's joint, or at the farthest child joint (the ankle).
     let end = limb_end(role)
@@ -276,15 +289,23 @@ fn limb_pieces(
         .map(|p| ((*p - start) - dir * (*p - start).dot(dir)).length())
         .fold(0.0f32, f32::max);
     if width <= 0.0 || len * 0.5 / width <= MAX_ELONGATION {
-        return vec![(axes, inside)];
+        return vec![(axes, inside, Some(len))];
     }
     let (upper, lower): (Vec<Vec3>, Vec<Vec3>) = inside.iter().partition(|p| along(p) < 0.5);
-    vec![(axes, upper), (axes, lower)]
+    let half = Some(len * 0.5);
+    vec![(axes, upper, half), (axes, lower, half)]
 }
 
 /// The ellipsoid of a set of points with principal axes `axes`, shrunk until no vertex of
 /// `body` is inside: its centre and radii (character space), or `None` for too few points.
-fn fit_piece(axes: Quat, points: &[Vec3], body: &[Vec3]) -> Option<(Vec3, Vec3)> {
+/// A limb's piece (`span`: its length between the joints, y along the bone) keeps
+/// [`LIMB_OVERLAP`] times half its span along the bone and shrinks across it only.
+fn fit_piece(
+    axes: Quat,
+    points: &[Vec3],
+    body: &[Vec3],
+    span: Option<f32>,
+) -> Option<(Vec3, Vec3)> {
     if points.len() < 8 {
         return None;
     }
@@ -298,6 +319,14 @@ fn fit_piece(axes: Quat, points: &[Vec3], body: &[Vec3]) -> Option<(Vec3, Vec3)>
     );
     let centre_local = (lo + hi) * 0.5;
     let mut radii = ((hi - lo) * 0.5).max(Vec3::splat(0.01));
+    // The axes that shrink: all, or a limb's two across its bone.
+    let free = match span {
+        Some(span) => {
+            radii.y = span * 0.5 * LIMB_OVERLAP;
+            Vec3::new(1.0, 0.0, 1.0)
+        }
+        None => Vec3::ONE,
+    };
     // The radii only shrink, so a vertex outside the first ellipsoid stays outside every
     // later one: only those inside can be the deepest while it is inside (which is all the
     // rounds ask), in their order, so the same one.
@@ -319,17 +348,37 @@ fn fit_piece(axes: Quat, points: &[Vec3], body: &[Vec3]) -> Option<(Vec3, Vec3)>
         if d >= 1.0 {
             break;
         }
-        // Shrink each axis by its share of the way out to that vertex.
-        let share = (u * u) / d.max(1e-6).powi(2);
+        // Shrink each free axis by its share of the way out to that vertex.
+        let along = u * u * free;
+        let norm = if free == Vec3::ONE {
+            d.max(1e-6).powi(2)
+        } else {
+            along.element_sum().max(1e-12)
+        };
+        let share = along / norm;
         radii *= Vec3::ONE - share * (1.0 - d);
         radii = radii.max(Vec3::splat(0.005));
     }
-    // Whatever the rounds left inside goes by a last uniform shrink, with a margin for the
-    // rounding of the ellipsoid's trip into bone space and back.
-    if let Some(u) = deepest(radii) {
-        radii *= u.length().min(1.0) * FIT_MARGIN;
-    }
+    // Whatever the rounds left inside goes by a last uniform shrink of the free axes, with a
+    // margin for the rounding of the ellipsoid's trip into bone space and back.
+    let factor = local
+        .iter()
+        .map(|q| last_shrink(*q / radii, free))
+        .fold(1.0f32, f32::min);
+    radii = radii * (Vec3::ONE - free) + radii * free * (factor * FIT_MARGIN).min(1.0);
     (radii.min_element() > 0.0 && radii.is_finite()).then(|| (axes * centre_local, radii))
+}
+
+/// The factor on the free axes that takes a point at `u` (unit-sphere space) to the surface or
+/// outside: 1 for a point already outside, else the root of (free part)² / (1 − fixed part²).
+fn last_shrink(u: Vec3, free: Vec3) -> f32 {
+    if u.length_squared() >= 1.0 {
+        return 1.0;
+    }
+    let moving = (u * u * free).element_sum();
+    let fixed = (u * u * (Vec3::ONE - free)).element_sum();
+    // A point on the fixed axis alone (moving = 0) can only leave by a vanishing width.
+    (moving / (1.0 - fixed).max(1e-12)).sqrt().clamp(0.0, 1.0)
 }
 
 #[cfg(test)]
@@ -366,6 +415,42 @@ mod tests {
             assert!(
                 (f - b).abs() < 0.015,
                 "{name}: fitted reaches {f:.3} m sideways, hand-placed {b:.3} m"
+            );
+        }
+    }
+
+    #[test]
+    fn fitted_limbs_overlap_along_the_bone_as_the_hand_placed_ones_do() {
+        // Shrunk along the bone, the thigh's halves left a notch between them (and below the
+        // hips) where a jacket's hem caught and its rows stretched past 50 % on the run.
+        let style = cloth_tuner_assets::test_rig::RigStyle {
+            clips: Vec::new(),
+            ..Default::default()
+        };
+        let glb = cloth_tuner_assets::test_rig::test_rig_glb(&style);
+        let fitted = Character::from_glb(&glb, "test.glb").unwrap();
+        let builtin = Character::builtin();
+        for limb in ["thigh_l", "calf_r", "upperarm_l"] {
+            let half = |c: &Character, part: &str| {
+                let name = format!("{limb}_{part}");
+                let e = c.ellipsoid(&name).unwrap_or_else(|| panic!("no {name}"));
+                (e.centre, e.radii.y)
+            };
+            let ((cu, ru), (cl, rl)) = (half(&fitted, "upper"), half(&fitted, "lower"));
+            let gap = cu.distance(cl);
+            assert!(
+                ru + rl > gap * 1.1,
+                "{limb}: halves reach {:.3} m along the bone for {gap:.3} m between centres",
+                ru + rl
+            );
+            // The hand-placed shins stop short of the ankle joint that the fitted ones reach.
+            if limb.starts_with("calf") {
+                continue;
+            }
+            let hand_placed = half(&builtin, "upper").1;
+            assert!(
+                (ru - hand_placed).abs() < 0.01,
+                "{limb}: fitted half length {ru:.3} m, hand-placed {hand_placed:.3} m"
             );
         }
     }
