@@ -583,7 +583,17 @@ fn broken_character_settings_are_refused_by_name_and_never_panic() {
 #[test]
 fn a_channel_aimed_at_a_missing_node_names_the_item() {
     let samples = samples();
-    for sample in &samples {
+    // The sources with a clip (a garment in a file of its own has none).
+    let animated: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| {
+            s.json["animations"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty())
+        })
+        .collect();
+    assert!(animated.len() >= 4, "the character sources carry clips");
+    for sample in animated {
         let mut json = sample.json.clone();
         json["animations"][0]["channels"][0]["target"]["node"] = 512.into();
         let name = format!("{}-bad-target.glb", sample.name);
