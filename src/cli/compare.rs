@@ -12,6 +12,15 @@ pub struct Thresholds {
     pub max_diff_share: f64,
 }
 
+impl Thresholds {
+    pub fn new(max_pixel_diff: u8, max_diff_share: f64) -> Self {
+        Self {
+            max_pixel_diff,
+            max_diff_share,
+        }
+    }
+}
+
 /// A group of neighbouring differing pixels (8 x 8 cells that touch), pixel coordinates from
 /// the top left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -317,33 +317,7 @@ pub enum Command {
     /// actual/, diff/, expected/ and report.html under --out. Exit 0 when all pass, 1 when any
     /// fails, 2 on an error. `--update` rewrites the goldens (after every case rendered).
     #[cfg(feature = "gui")]
-    Regress {
-        /// The manifest (JSON).
-        #[arg(long, default_value = "tests/regress.json")]
-        manifest: PathBuf,
-        #[command(flatten)]
-        character: CharacterArgs,
-        /// The golden pictures' folder.
-        #[arg(long, default_value = "tests/golden")]
-        golden: PathBuf,
-        /// Where the actual pictures, diffs and report go.
-        #[arg(long, default_value = "target/regress")]
-        out: PathBuf,
-        /// Rewrite the golden pictures from this build.
-        #[arg(long)]
-        update: bool,
-        /// No progress bar.
-        #[arg(long)]
-        quiet: bool,
-        /// Run only part K of N of the suite, for splitting it across CI machines: the
-        /// manifest's preset x clip pairs are dealt to the N parts in turn, so the N parts
-        /// together run every case exactly once.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<regress::Shard>,
-        /// Also write the outcome as JUnit XML (one test case per picture) to this file.
-        #[arg(long, value_name = "FILE")]
-        junit: Option<PathBuf>,
-    },
+    Regress(regress::RegressArgs),
 }
 
 /// An error and its causes as one line for the terminal: each cause the text so far does not
@@ -380,10 +354,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             seconds,
             json,
         }) => simulate_command(&preset, &clip, &character, seconds, json),
-        Some(Command::Params) => {
-            print!("{}", params_table());
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Command::Params) => Ok(print_text(&params_table())),
         Some(Command::Export {
             engine,
             rig,
@@ -392,23 +363,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             preset,
             timestep_hz,
             out,
-        }) => {
-            let report = match (rig, out, engine) {
-                (Some(rig), _, _) => export::export_rig(&preset, &character, &rig)?,
-                (None, Some(out), engine) => {
-                    export::refuse_character(&character)?;
-                    match engine {
-                        None => export::export(&preset, timestep_hz, &out)?,
-                        Some(e) => {
-                            export::export_engine(&e, grid.as_deref(), &preset, timestep_hz, &out)?
-                        }
-                    }
-                }
-                (None, None, _) => anyhow::bail!("export: give --out, or --rig OUT.glb"),
-            };
-            print!("{report}");
-            Ok(ExitCode::SUCCESS)
-        }
+        }) => export_command(
+            engine,
+            rig,
+            &character,
+            grid.as_deref(),
+            &preset,
+            timestep_hz,
+            out,
+        ),
         Some(Command::Bake {
             preset,
             character,
@@ -417,18 +380,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tolerance_mm,
             out,
             quiet,
-        }) => {
-            let settings = crate::export::baked::BakeSettings {
-                clips,
-                seconds,
-                tolerance_mm,
-            };
-            print!(
-                "{}",
-                export::bake(&preset, &character, &settings, &out, quiet)?
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        }) => bake_command(
+            &preset,
+            &character,
+            clips,
+            seconds,
+            tolerance_mm,
+            &out,
+            quiet,
+        ),
         Some(Command::Drift {
             preset,
             timestep_hz,
@@ -502,49 +462,88 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_pixel_diff,
             max_diff_share,
             diff,
-        }) => Ok(compare_command(
-            &expected,
-            &actual,
-            compare::Thresholds {
-                max_pixel_diff,
-                max_diff_share,
-            },
-            diff.as_deref(),
-        )),
+        }) => {
+            let thresholds = compare::Thresholds::new(max_pixel_diff, max_diff_share);
+            Ok(compare_command(
+                &expected,
+                &actual,
+                thresholds,
+                diff.as_deref(),
+            ))
+        }
         #[cfg(feature = "gui")]
-        Some(Command::Regress {
-            manifest,
-            character,
-            golden,
-            out,
-            update,
-            quiet,
-            shard,
-            junit,
-        }) => Ok(regress_command(&regress::RegressArgs {
-            manifest,
-            character,
-            golden,
-            out,
-            update,
-            quiet,
-            shard,
-            junit,
-        })),
+        Some(Command::Regress(args)) => Ok(regress_command(&args)),
         Some(Command::Schema {
             character_settings,
             garment_settings,
-        }) => {
-            if character_settings {
-                print!("{}", crate::character::settings::settings_schema_text());
-            } else if garment_settings {
-                print!("{}", crate::garment::settings::settings_schema_text());
-            } else {
-                print!("{}", crate::preset::schema::schema_text());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        }) => Ok(schema_command(character_settings, garment_settings)),
     }
+}
+
+/// `export`: the garment rigged (`--rig`), or the preset for an engine or another time step
+/// (`--out`; the character options are refused there).
+fn export_command(
+    engine: Option<String>,
+    rig: Option<PathBuf>,
+    character: &CharacterArgs,
+    grid: Option<&str>,
+    preset: &Path,
+    timestep_hz: Option<f64>,
+    out: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let report = match (rig, out) {
+        (Some(rig), _) => export::export_rig(preset, character, &rig)?,
+        (None, Some(out)) => {
+            export::refuse_character(character)?;
+            match engine {
+                None => export::export(preset, timestep_hz, &out)?,
+                Some(e) => export::export_engine(&e, grid, preset, timestep_hz, &out)?,
+            }
+        }
+        (None, None) => anyhow::bail!("export: give --out, or --rig OUT.glb"),
+    };
+    print!("{report}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bake`: the clips baked onto the rigged garment, with the bake's error per clip.
+fn bake_command(
+    preset: &Path,
+    character: &CharacterArgs,
+    clips: Vec<String>,
+    seconds: f64,
+    tolerance_mm: f64,
+    out: &Path,
+    quiet: bool,
+) -> anyhow::Result<ExitCode> {
+    let settings = crate::export::baked::BakeSettings {
+        clips,
+        seconds,
+        tolerance_mm,
+    };
+    print!(
+        "{}",
+        export::bake(preset, character, &settings, out, quiet)?
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints `text` as it is (a table, a schema): success.
+fn print_text(text: &str) -> ExitCode {
+    print!("{text}");
+    ExitCode::SUCCESS
+}
+
+/// `schema`: the preset's JSON Schema, or a settings file's.
+fn schema_command(character_settings: bool, garment_settings: bool) -> ExitCode {
+    let text = if character_settings {
+        crate::character::settings::settings_schema_text()
+    } else if garment_settings {
+        crate::garment::settings::settings_schema_text()
+    } else {
+        crate::preset::schema::schema_text()
+    };
+    print_text(&text)
 }
 
 /// No subcommand: the tuner window, or a note where this build has none. A `--character`

@@ -160,18 +160,33 @@ impl std::fmt::Display for Shard {
 }
 
 /// What `regress` was asked to do.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct RegressArgs {
+    /// The manifest (JSON).
+    #[arg(long, default_value = "tests/regress.json")]
     pub manifest: PathBuf,
     /// The character of the cases that name none.
+    #[command(flatten)]
     pub character: super::CharacterArgs,
+    /// The golden pictures' folder.
+    #[arg(long, default_value = "tests/golden")]
     pub golden: PathBuf,
+    /// Where the actual pictures, diffs and report go.
+    #[arg(long, default_value = "target/regress")]
     pub out: PathBuf,
+    /// Rewrite the golden pictures from this build.
+    #[arg(long)]
     pub update: bool,
+    /// No progress bar.
+    #[arg(long)]
     pub quiet: bool,
-    /// Only this part of the suite (all of it when `None`).
+    /// Run only part K of N of the suite, for splitting it across CI machines: the
+    /// manifest's preset x clip pairs are dealt to the N parts in turn, so the N parts
+    /// together run every case exactly once.
+    #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
-    /// Where to write the outcome as JUnit XML.
+    /// Also write the outcome as JUnit XML (one test case per picture) to this file.
+    #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
 }
 
