@@ -5,6 +5,23 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+/// Parses JSON text into `T`; the message names the field where it went wrong
+/// (``field `rows`: invalid type ...``).
+pub fn from_json_by_field<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let field = e.path().to_string();
+        format!("field `{field}`: {}", e.into_inner())
+    })
+}
+
+/// Writes `value` as pretty JSON with a trailing newline, atomically ([`write_atomic`]).
+pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), WriteError> {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    write_atomic(path, text.as_bytes())
+}
+
 /// A file could not be written; the file that was there (if any) is untouched.
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {action}: {source}", .path.display())]

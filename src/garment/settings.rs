@@ -147,11 +147,7 @@ impl GridChoice {
             path: path.to_path_buf(),
             message,
         };
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let settings: Self = serde_path_to_error::deserialize(de).map_err(|e| {
-            let field = e.path().to_string();
-            invalid(format!("field `{field}`: {}", e.into_inner()))
-        })?;
+        let settings: Self = crate::files::from_json_by_field(text).map_err(invalid)?;
         settings.check().map_err(invalid)?;
         Ok(settings)
     }
@@ -195,9 +191,7 @@ impl GridChoice {
             path: path.to_path_buf(),
             message,
         })?;
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
-        text.push('\n');
-        crate::files::write_atomic(path, text.as_bytes())?;
+        crate::files::write_json_atomic(path, self)?;
         Ok(())
     }
 }
