@@ -13,20 +13,12 @@ use cloth_tuner::scene::Scene;
 use glam::{Mat4, Quat, Vec3};
 use gltf::animation::util::{ReadOutputs, Rotations};
 
-use super::rigged::{assert_valid, read, tweed, worst, Read};
+use super::rigged::{assert_valid, read, run_ok, tweed, worst, Read};
 
 /// Runs `cloth-tuner bake` with `args` writing `out`; its report.
 fn bake(out: &Path, args: &[&str]) -> String {
-    let run = Command::new(env!("CARGO_BIN_EXE_cloth-tuner"))
-        .args(["bake", "--preset", "presets/tweed.json", "--quiet", "--out"])
-        .arg(out)
-        .args(args)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "bake {args:?}: {text}");
-    text
+    let command = ["bake", "--preset", "presets/tweed.json", "--quiet", "--out"];
+    run_ok(&command, out, args)
 }
 
 /// The report's row for `clip`: (frames, max mm, rms mm).

@@ -40,17 +40,25 @@ fn coat_rig(dir: &Path) -> PathBuf {
     path
 }
 
-/// Runs `cloth-tuner export --rig OUT` with `args`; panics with its output when it fails.
-fn export_rig(out: &Path, args: &[&str]) {
+/// Runs `cloth-tuner` with `command`, `out` and then `args`; its output (stdout and stderr),
+/// or a panic with it when the command fails.
+pub(super) fn run_ok(command: &[&str], out: &Path, args: &[&str]) -> String {
     let run = Command::new(env!("CARGO_BIN_EXE_cloth-tuner"))
-        .args(["export", "--preset", "presets/tweed.json", "--rig"])
+        .args(command)
         .arg(out)
         .args(args)
         .output()
         .unwrap();
     let text =
         String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "export --rig {args:?}: {text}");
+    assert!(run.status.success(), "{command:?} {args:?}: {text}");
+    text
+}
+
+/// Runs `cloth-tuner export --rig OUT` with `args`; panics with its output when it fails.
+fn export_rig(out: &Path, args: &[&str]) {
+    let command = ["export", "--preset", "presets/tweed.json", "--rig"];
+    let text = run_ok(&command, out, args);
     assert!(text.contains("rigged garment"), "{text}");
 }
 
