@@ -41,16 +41,16 @@ pub(super) struct Worn {
     pub choice: GridChoice,
     pub saved: GridChoice,
     pub built: Arc<ImportedGarment>,
+    /// The body and the garment's mesh it was built from, to lay the grid again without
+    /// reading the files again.
+    pub character: Arc<Character>,
+    pub mesh: Arc<WornMesh>,
 }
 
 impl Worn {
     /// The garment's settings file.
     pub fn settings_path(&self) -> PathBuf {
-        GridChoice::path_beside(&self.file, &self.built_name())
-    }
-
-    fn built_name(&self) -> String {
-        self.built.name().to_string()
+        GridChoice::path_beside(&self.file, self.built.name())
     }
 }
 
@@ -87,25 +87,27 @@ impl App {
     /// names the file and the problem, and the window keeps playing what it played.
     pub fn wear_garment(&mut self, garment: GarmentRef, choice: Option<GridChoice>) {
         match self.dress(&garment, choice) {
-            Ok(worn) => {
-                let scene = scene_on_outfit(
-                    worn.0.clone(),
-                    &Outfit::Garment(worn.1.built.clone()),
-                    &self.doc.preset,
-                    self.scene().clip_name(),
-                );
-                match scene {
-                    Ok(scene) => {
-                        let what = format!("Wearing {}", worn.1.built.name());
-                        self.worn = Some(worn.1);
-                        self.playback.replace_scene(scene);
-                        self.replay_second();
-                        self.garment_editor.on_worn(self.worn.as_ref());
-                        self.error = None;
-                        self.status = what;
-                    }
-                    Err(e) => self.garment_problem(e),
-                }
+            Ok(worn) => self.play_worn(worn),
+            Err(e) => self.garment_problem(e),
+        }
+    }
+
+    /// Plays the character in `worn` from the clip's start, or shows why it cannot.
+    fn play_worn(&mut self, worn: Worn) {
+        let scene = scene_on_outfit(
+            worn.character.clone(),
+            &Outfit::Garment(worn.built.clone()),
+            &self.doc.preset,
+            self.scene().clip_name(),
+        );
+        match scene {
+            Ok(scene) => {
+                self.status = format!("Wearing {}", worn.built.name());
+                self.worn = Some(worn);
+                self.playback.replace_scene(scene);
+                self.replay_second();
+                self.garment_editor.on_worn(self.worn.as_ref());
+                self.error = None;
             }
             Err(e) => self.garment_problem(e),
         }
@@ -130,8 +132,17 @@ impl App {
         if let Err(e) = choice.check() {
             return self.garment_problem(e);
         }
-        let garment = worn.garment.clone();
-        self.wear_garment(garment, Some(choice));
+        match ImportedGarment::new(&worn.character, &worn.mesh, &choice) {
+            Ok(built) => {
+                let relaid = Worn {
+                    choice,
+                    built: Arc::new(built),
+                    ..worn.clone()
+                };
+                self.play_worn(relaid);
+            }
+            Err(e) => self.garment_problem(format!("{}: {e}", worn.file.display())),
+        }
     }
 
     /// Writes the garment's grid settings beside it (atomically).
@@ -164,11 +175,7 @@ impl App {
 
     /// The character (reloaded without the garment when it is in its file) and the garment
     /// built on it.
-    fn dress(
-        &self,
-        garment: &GarmentRef,
-        choice: Option<GridChoice>,
-    ) -> Result<(Arc<Character>, Worn), String> {
+    fn dress(&self, garment: &GarmentRef, choice: Option<GridChoice>) -> Result<Worn, String> {
         let Some(character_path) = self.character_path.clone() else {
             return Err(
                 "the built-in character wears the preset's templates only: open a glTF \
@@ -181,14 +188,15 @@ impl App {
         let choice = choice.unwrap_or_else(|| saved.clone());
         let built = ImportedGarment::new(&character, &worn, &choice)
             .map_err(|e| format!("{}: {e}", file.display()))?;
-        let worn = Worn {
+        Ok(Worn {
             garment: garment.clone(),
             file,
             choice,
             saved,
             built: Arc::new(built),
-        };
-        Ok((character, worn))
+            character,
+            mesh: Arc::new(worn),
+        })
     }
 
     /// The character and the garment's mesh, and the file the garment is in.
