@@ -14,15 +14,19 @@
 //! - Each grid point lies on the garment's surface: where a ray out from the body's axis at
 //!   its height and angle crosses the mesh (the outermost crossing), else the nearest point of
 //!   the mesh at that height. Its reference point follows the body with the garment's own skin
-//!   weights there (interpolated over the triangle the ray crossed).
+//!   weights there (interpolated over the triangle the ray crossed), eased in under the pin
+//!   line.
 //! - Bones sit on the grid's particles by the method's rule ([`GarmentRig`]); every simulated
 //!   vertex of the garment is skinned to at most four of them by its place on the grid,
 //!   blended into its own body weights over a band below the pin line and round the armholes.
 //! - A closed garment whose lower rows hang over the thighs (a skirt) hangs from the hips, as
 //!   the skirt template does, and keeps them out of the legs with the skirt's leg lines
 //!   ([`LegBones`], the cloth's row pass): its rows from the hips down go over a raised thigh
-//!   whole, with their reference points. An open one (a long coat) keeps its own weights and
-//!   has no leg lines ([`Legs::of`] says why).
+//!   whole, with their reference points. An open one (a long coat) keeps its own weights
+//!   and its reference points, and the leg lines only keep its rows out of the legs
+//!   ([`Legs::of`] says why).
+//! - The two rows under the pinned one ease from the pinned row's binding into the
+//!   garment's own weights ([`EASED_ROWS`]).
 
 use std::any::Any;
 use std::f32::consts::TAU;
@@ -110,15 +114,14 @@ struct Legs {
 }
 
 impl Legs {
-    /// The legs of `character` for `grid`, or `None` where the grid is open or its hem ends
-    /// above the rows the leg lines push. An open garment (a long coat) has none: hung from
-    /// the hips with the leg lines, its rows stretched further on a run, a sprint stop, a dodge
-    /// or a jump than on the garment's own weights without them.
+    /// The legs of `character` for `grid`, or `None` where its hem ends above the rows the
+    /// leg lines push. A closed garment hangs from the hips over them, as the skirt template
+    /// does; an open one (a long coat) keeps its own weights (hung from the hips its rows
+    /// stretched further) and the lines only keep its rows out of the legs: without them a
+    /// calf slipped between two neighbours in a row and the collision pushed them to its two
+    /// sides, the link across the leg at several times its length on a walk.
     fn of(character: &Character, model: &[Mat4], grid: &FoundGrid) -> Option<Self> {
         let (pin, hem) = (grid.pin_height, grid.hem_height);
-        if !grid.closed {
-            return None;
-        }
         let bones = LegBones::of(character, model);
         let (hip, knee) = bones.hip_and_knee_heights(model);
         let below = |share: f32| hip - (hip - knee) * share;
@@ -165,7 +168,7 @@ impl ImportedGarment {
         let parts = vertex_parts(character, worn);
         let mut grid = find_grid(character, &model, worn, &parts, choice)?;
         let legs = Legs::of(character, &model, &grid);
-        if legs.is_some() {
+        if legs.is_some() && grid.closed {
             // Hung from the hips, as the skirt template hangs: the legs swing under the rows
             // and the leg lines keep the cloth out of them.
             let leg = leg_bones(character);
@@ -261,8 +264,15 @@ impl Garment for ImportedGarment {
 
     /// A long garment's lower rows keep their references out of the leg lines too, so the max
     /// distance sphere is centred where the leg lines let the cloth be.
+    fn carries_rows_last(&self) -> bool {
+        self.legs.is_some() && !self.grid.closed
+    }
+
     fn keep_references(&self, references: &mut [Vec3]) {
-        if self.legs.is_some() {
+        // An open garment's references stay on its own weights: pushed out over the legs
+        // from between them as a skirt's are, a coat's back rows' references parted several
+        // times their rest length on a run.
+        if self.legs.is_some() && self.grid.closed {
             self.lines
                 .push_references(self.rig.topology.cols, references);
         }
@@ -449,6 +459,7 @@ fn find_grid(
     }
     let pinned = pin_row_binding(character, &bindings[..cols]);
     bindings[..cols].fill(pinned);
+    ease_below_pin(&mut bindings, cols, pinned);
     Ok(FoundGrid {
         rows,
         cols,
@@ -473,6 +484,30 @@ fn pin_row_binding(character: &Character, row: &[Binding]) -> Binding {
     let legs = leg_bones(character);
     let pelvis = character.roles.bone(Role::Pelvis) as u16;
     off_the_legs(row, &legs, pelvis)
+}
+
+/// How many rows under the pinned one ease from its binding into the garment's own weights.
+/// At the hip crease, just under a long garment's pin line, the garment's weights follow the
+/// thigh and a raised thigh parted the first row's reference points by more than its small
+/// max distance lets the cloth make up; eased in, they part as the rows below do.
+const EASED_ROWS: usize = 2;
+
+/// Eases the bindings of the [`EASED_ROWS`] rows under the pinned one (`cols` a row) from
+/// the pinned row's binding `pinned` into their own: row `r` takes `r / (EASED_ROWS + 1)`
+/// of its own.
+fn ease_below_pin(bindings: &mut [Binding], cols: usize, pinned: Binding) {
+    let rows = bindings.len() / cols.max(1);
+    for r in 1..=EASED_ROWS.min(rows.saturating_sub(1)) {
+        let own = r as f32 / (EASED_ROWS + 1) as f32;
+        for b in &mut bindings[r * cols..(r + 1) * cols] {
+            let entries: Vec<(u16, f32)> = pinned
+                .iter()
+                .map(|&(d, w)| (d, w * (1.0 - own)))
+                .chain(b.iter().map(|&(d, w)| (d, w * own)))
+                .collect();
+            *b = mix_bindings(&entries);
+        }
+    }
 }
 
 /// The bindings `of` summed into one, each leg bone's share (`legs`, [`leg_bones`]) given to

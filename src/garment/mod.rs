@@ -116,6 +116,16 @@ pub trait Garment: Any + Send + Sync {
         REFERENCE_SPAN
     }
 
+    /// Whether the scene keeps neighbouring reference points in a row within
+    /// [`Garment::reference_span`] once more after it has kept each column's references in
+    /// the hard constraints' reach (which moves them down the columns and can part a row
+    /// again). An open garment over the legs (a long coat) asks for it: its references
+    /// follow its own weights on both thighs, and the column reach parted its rows' reference
+    /// points past what the cloth can span on a dodge or a run.
+    fn carries_rows_last(&self) -> bool {
+        false
+    }
+
     /// Poses the garment's drivers for this step's pose (`frame`) and writes each particle's
     /// reference point (the centre of its max-distance sphere) into `references`.
     fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]);

@@ -727,6 +727,9 @@ impl Scene {
         self.garment.keep_references(&mut self.references);
 
         self.keep_references_in_reach(margin);
+        if has_legs && self.garment.carries_rows_last() {
+            self.carry_row_neighbours(margin);
+        }
         self.colliders.push(Collider::Plane {
             point: Vec3::ZERO,
             normal: Vec3::Y,
