@@ -209,6 +209,26 @@ fn the_command_line_writes_the_garments_vertices_and_names_a_missing_garment() {
     );
     let csv = std::fs::read_to_string(out.with_extension("particles.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + n);
+    // The character alone: the preset's template fitted to it, its arrays over the grid.
+    let jacket = dir.path().join("jacket_unity.json");
+    let report = run_ok(
+        &[&base[..], &["--character", rig, "--out"]].concat(),
+        &jacket,
+        &[],
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&jacket).unwrap()).unwrap();
+    let cells = doc["grid"]["cols"].as_u64().unwrap() * doc["grid"]["rows"].as_u64().unwrap();
+    assert!(
+        doc.get("mesh").is_none() && !report.contains("garment `"),
+        "{report}"
+    );
+    assert_eq!(
+        doc["per_particle"]["coefficients"]
+            .as_array()
+            .unwrap()
+            .len() as u64,
+        cells
+    );
     // A garment the file does not have, and --grid on the artist's garment.
     let run = |extra: &[&str]| {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_cloth-tuner"))
