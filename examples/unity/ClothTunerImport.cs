@@ -21,11 +21,16 @@ public static class ClothTunerImport
 
     [Serializable] class PerParticle { public Coefficient[] coefficients; }
 
+    // Present when the export is for the artist's own garment: the mesh its coefficients
+    // follow, vertex by vertex in the glTF file's order.
+    [Serializable] class MeshInfo { public string name; public int vertex_count; }
+
     [Serializable] class Export
     {
         public string format, engine, preset;
         public Properties properties;
         public PerParticle per_particle;
+        public MeshInfo mesh;
         public string[] warnings;
     }
 
@@ -57,9 +62,13 @@ public static class ClothTunerImport
         cloth.useGravity = p.useGravity;
         cloth.clothSolverFrequency = p.clothSolverFrequency;
         cloth.useTethers = p.useTethers;
-        // Max distance per vertex, in the grid's order; only when the mesh is that grid.
+        // Max distance per vertex: in the garment mesh's order for an imported garment, else
+        // in the grid's order; only when the Cloth has exactly that many vertices.
         var coefficients = cloth.coefficients;
         var source = e.per_particle.coefficients;
+        var forMesh = e.mesh != null && !string.IsNullOrEmpty(e.mesh.name)
+            ? $"the garment mesh `{e.mesh.name}`"
+            : "cloth-tuner's grid";
         if (source != null && source.Length == coefficients.Length)
         {
             for (int i = 0; i < coefficients.Length; ++i)
@@ -68,7 +77,7 @@ public static class ClothTunerImport
         }
         else
         {
-            Debug.LogWarning($"{path}: {source?.Length ?? 0} max distances for {coefficients.Length} cloth vertices; coefficients left as they are");
+            Debug.LogError($"{path}: {source?.Length ?? 0} max distances for {forMesh}, but the Cloth on `{cloth.gameObject.name}` has {coefficients.Length} vertices; coefficients left as they are (the mesh must be imported with the glTF file's vertices, neither welded nor split)");
         }
         foreach (var w in e.warnings ?? new string[0]) Debug.LogWarning("cloth-tuner: " + w);
         EditorUtility.SetDirty(cloth);

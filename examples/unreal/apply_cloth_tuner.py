@@ -117,7 +117,16 @@ def main(path):
     unreal.log("cloth-tuner: set these in the Cloth Config panel by hand (Python cannot):")
     for step in manual_steps(props):
         unreal.log("  " + step)
-    unreal.log("cloth-tuner: paint or import the MaxDistance map (per_particle.MaxDistance, cm)")
+    values = len(doc["per_particle"]["MaxDistance"])
+    mesh = doc.get("mesh")
+    if mesh:
+        over = f"the garment mesh `{mesh['name']}`'s {mesh['vertex_count']} vertices in its glTF order"
+    else:
+        over = f"cloth-tuner's {doc['grid']['cols']} x {doc['grid']['rows']} grid"
+    unreal.log(
+        f"cloth-tuner: paint or import the MaxDistance map (per_particle.MaxDistance, cm): "
+        f"{values} values over {over}"
+    )
 
 
 if __name__ == "__main__":

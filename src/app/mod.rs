@@ -42,7 +42,8 @@ use egui::Ui;
 use serde::{Deserialize, Serialize};
 
 use crate::character::Character;
-use crate::export::{export_for_engine, Engine, EngineExport, GridSize};
+use crate::export::vertices::MeshVertices;
+use crate::export::{export_for_engine, export_for_garment, Engine, EngineExport, GridSize};
 use crate::preset::Preset;
 use crate::render::{OrbitCamera, Overlays, Quality};
 use crate::scene::{Outfit, Scene};
@@ -631,11 +632,22 @@ impl App {
     }
 
     /// Writes the preset's settings for `engine` at `out` (and the per-particle table and any
-    /// snippet beside it) for the grid the jacket plays with. The report lists the files and
-    /// every knob that does not carry over; an error names the file and changes nothing else.
+    /// snippet beside it) for the grid the jacket plays with, or, when the artist's garment is
+    /// worn, over its mesh's vertices. The report lists the files and every knob that does not
+    /// carry over; an error names the file and changes nothing else.
     pub fn export_for(&mut self, engine: Engine, out: &Path) {
-        let grid = GridSize::of_topology(self.scene().cloth().topology());
-        let written = export_for_engine(engine, &self.doc.preset, None, grid)
+        let worn = self.scene().worn();
+        let exported = match MeshVertices::of_worn(worn) {
+            Some(mesh) => {
+                let grid = GridSize::of_topology(&worn.rig().topology);
+                export_for_garment(engine, &self.doc.preset, None, grid, &mesh)
+            }
+            None => {
+                let grid = GridSize::of_topology(self.scene().cloth().topology());
+                export_for_engine(engine, &self.doc.preset, None, grid)
+            }
+        };
+        let written = exported
             .map_err(|e| format!("cannot export for {engine}: {e}"))
             .and_then(|export| {
                 let paths = export.write(out).map_err(|e| e.to_string())?;

@@ -9,7 +9,8 @@ use anyhow::Context;
 use super::CharacterArgs;
 use crate::export::baked::{frame_count, write_baked, BakeSettings};
 use crate::export::rigged::write_rigged;
-use crate::export::{export_for_engine, Engine, GridSize};
+use crate::export::vertices::MeshVertices;
+use crate::export::{export_for_engine, export_for_garment, Engine, GridSize};
 use crate::garment::{dress, fitted_layout, Garment};
 use crate::preset::{convert_preset, Preset};
 use crate::scene::Outfit;
@@ -92,7 +93,7 @@ pub fn bake(
     Ok(text)
 }
 
-/// The character options are for `--rig` only: refuses them on a preset or engine export.
+/// The character options are for `--rig` and `--engine`: refuses them on a preset export.
 pub fn refuse_character(character: &CharacterArgs) -> anyhow::Result<()> {
     let CharacterArgs {
         character,
@@ -102,8 +103,8 @@ pub fn refuse_character(character: &CharacterArgs) -> anyhow::Result<()> {
     } = character;
     if character.is_some() || bone_map.is_some() || garment_mesh.is_some() || garment.is_some() {
         anyhow::bail!(
-            "--character, --bone-map, --garment and --garment-mesh are for `export --rig`; a \
-             preset or engine export does not depend on the character"
+            "--character, --bone-map, --garment and --garment-mesh are for `export --rig` and \
+             `export --engine`; a preset export does not depend on the character"
         );
     }
     Ok(())
@@ -138,31 +139,46 @@ pub fn export(preset: &Path, timestep_hz: Option<f64>, out: &Path) -> anyhow::Re
     Ok(report)
 }
 
+/// What an engine export's per-particle arrays are for: `--grid`, and the character options
+/// (the garment they name, or the template on their character).
+pub struct EngineTarget<'a> {
+    /// `--grid COLSxROWS[@SPACING]`, for a template.
+    pub grid: Option<&'a str>,
+    /// `--character`, `--bone-map`, `--garment`, `--garment-mesh`.
+    pub character: &'a CharacterArgs,
+}
+
 /// `export --engine`: the engine's settings at `out`, the per-particle table and any C++
-/// snippet beside it (same name, their own extension), each written atomically. Returns the
-/// report: the files and every warning.
+/// snippet beside it (same name, their own extension), each written atomically; with the
+/// artist's garment, the per-particle arrays over its mesh's vertices. Returns the report: the
+/// files and every warning.
 pub fn export_engine(
     engine: &str,
-    grid: Option<&str>,
+    target: &EngineTarget,
     preset: &Path,
     timestep_hz: Option<f64>,
     out: &Path,
 ) -> anyhow::Result<String> {
     let engine = Engine::from_name(engine).context("--engine")?;
     let original = Preset::load(preset)?;
-    let grid = match grid {
-        Some(text) => GridSize::parse(text).map_err(|e| anyhow::anyhow!("--grid: {e}"))?,
-        None => crate::garment::builtin_grid(original.garment),
-    };
+    let (grid, mesh) = engine_grid(target, &original)?;
     let hz = timestep_hz.map(rate_f32).transpose()?;
-    let result = export_for_engine(engine, &original, hz, grid).with_context(|| {
+    let result = match &mesh {
+        None => export_for_engine(engine, &original, hz, grid),
+        Some(mesh) => export_for_garment(engine, &original, hz, grid, mesh),
+    };
+    let result = result.with_context(|| {
         let rate = timestep_hz
             .map(|h| format!(" --timestep-hz {h}:"))
             .unwrap_or_default();
         format!("{rate} cannot export {} for {engine}", preset.display())
     })?;
+    let on = match &mesh {
+        None => String::new(),
+        Some(m) => format!("garment `{}`: {} vertices on a ", m.name, m.len()),
+    };
     let mut report = format!(
-        "{} -> {engine} ({}, {} x {} grid, {:.3} m², {:.3} kg)\n",
+        "{} -> {engine} ({}, {on}{} x {} grid, {:.3} m², {:.3} kg)\n",
         preset.display(),
         engine.info().version,
         grid.cols,
@@ -177,6 +193,44 @@ pub fn export_engine(
         report.push_str(&format!("  warning: {w}\n"));
     }
     Ok(report)
+}
+
+/// The grid an engine export is for and, for the artist's garment, its mesh's vertices: the
+/// garment the character options name on its own grid; else `--grid`, else the preset's
+/// template on the character (the built-in one when none is named).
+fn engine_grid(
+    target: &EngineTarget,
+    preset: &Preset,
+) -> anyhow::Result<(GridSize, Option<MeshVertices>)> {
+    let given = target
+        .grid
+        .map(|text| GridSize::parse(text).map_err(|e| anyhow::anyhow!("--grid: {e}")))
+        .transpose()?;
+    let args = target.character;
+    if *args == CharacterArgs::default() {
+        let grid = given.unwrap_or_else(|| crate::garment::builtin_grid(preset.garment));
+        return Ok((grid, None));
+    }
+    if given.is_some() && (args.garment.is_some() || args.garment_mesh.is_some()) {
+        anyhow::bail!(
+            "--grid is for a template garment: the garment --garment or --garment-mesh names \
+             has its per-vertex data on its own vertices, from the grid found on it"
+        );
+    }
+    let (body, outfit) = args.load_outfit()?;
+    match (&outfit, given) {
+        (Outfit::Garment(g), _) => {
+            let grid = GridSize::of_topology(&g.rig().topology);
+            Ok((grid, MeshVertices::of_worn(g.as_ref())))
+        }
+        (Outfit::Template, Some(grid)) => Ok((grid, None)),
+        (Outfit::Template, None) => {
+            let layout = fitted_layout(&body, preset.garment);
+            let template = dress(&body, preset.garment, &layout)
+                .with_context(|| format!("{:?} on this character", preset.garment))?;
+            Ok((GridSize::of_topology(&template.rig().topology), None))
+        }
+    }
 }
 
 /// The rate as the `f32` the preset holds; a rate the `f32` only rounds to is refused rather

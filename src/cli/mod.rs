@@ -80,6 +80,8 @@ pub enum Command {
     /// this library); with it, that engine's settings under its own names (`--out`), the
     /// per-particle table beside it (`.particles.csv`) and, for jolt and nvcloth, a C++
     /// snippet (`.cpp`); every knob the engine cannot take is printed as a warning. With
+    /// `--engine` and the artist's garment (`--garment` / `--garment-mesh`), the per-particle
+    /// arrays cover the garment mesh's own vertices in its file's order. With
     /// `--rig OUT.glb`, the rigged garment instead: one glTF binary with the character's
     /// skeleton, the cloth bones, the garment and the body skinned to them, and the grid and
     /// the preset in its extras (docs/engines.md, "The rigged garment"). Files are written
@@ -95,8 +97,10 @@ pub enum Command {
         #[command(flatten)]
         character: CharacterArgs,
         /// The garment grid the per-particle data is for: COLSxROWS, a flat panel 5 cm apart,
-        /// or COLSxROWS@SPACING (metres). Default: the preset's garment on the built-in
-        /// character, with its rest area for the masses. Only with --engine.
+        /// or COLSxROWS@SPACING (metres). Default: the preset's garment on the character
+        /// (the built-in one unless --character), with its rest area for the masses. Only
+        /// with --engine, and not with --garment or --garment-mesh: the artist's garment has
+        /// its per-vertex data on its own vertices.
         #[arg(long, value_name = "COLSxROWS", requires = "engine")]
         grid: Option<String>,
         /// The preset to export (JSON).
@@ -480,8 +484,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `export`: the garment rigged (`--rig`), or the preset for an engine or another time step
-/// (`--out`; the character options are refused there).
+/// `export`: the garment rigged (`--rig`), the preset for an engine (`--engine`, on the
+/// garment the character options name), or the preset at another time step (`--out`; the
+/// character options are refused there).
 fn export_command(
     engine: Option<String>,
     rig: Option<PathBuf>,
@@ -493,13 +498,16 @@ fn export_command(
 ) -> anyhow::Result<ExitCode> {
     let report = match (rig, out) {
         (Some(rig), _) => export::export_rig(preset, character, &rig)?,
-        (None, Some(out)) => {
-            export::refuse_character(character)?;
-            match engine {
-                None => export::export(preset, timestep_hz, &out)?,
-                Some(e) => export::export_engine(&e, grid, preset, timestep_hz, &out)?,
+        (None, Some(out)) => match engine {
+            None => {
+                export::refuse_character(character)?;
+                export::export(preset, timestep_hz, &out)?
             }
-        }
+            Some(e) => {
+                let target = export::EngineTarget { grid, character };
+                export::export_engine(&e, &target, preset, timestep_hz, &out)?
+            }
+        },
         (None, None) => anyhow::bail!("export: give --out, or --rig OUT.glb"),
     };
     print!("{report}");

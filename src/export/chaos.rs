@@ -125,7 +125,7 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         },
     });
     let map: Vec<f64> = ctx
-        .table
+        .vertices
         .iter()
         .map(|q| q.max_distance_m as f64 * CM_PER_M)
         .collect();

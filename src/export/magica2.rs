@@ -151,7 +151,9 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         "colliderCollisionConstraint": { "mode": 1, "friction": friction },
         "wind": { "influence": influence, "turbulence": p.gust_amplitude },
     });
-    let per_particle = if ctx.painted {
+    let per_particle = if ctx.mesh.is_some() {
+        mesh_attributes(ctx)
+    } else if ctx.painted {
         warnings.push(Warning {
             knob: "max_distance_map",
             message: "max_distance_map: Magica Cloth 2's max distance is a curve over depth; \
@@ -168,6 +170,19 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         per_particle,
         snippet: None,
     }
+}
+
+/// A garment mesh's vertex attributes as Magica paints them, per vertex in the file's order:
+/// `Fixed` (moves with the skin) or `Move` (simulated), its depth (its nearest grid row's: 0 at
+/// the pin line, 1 at the hem) and its own max distance, metres.
+fn mesh_attributes(ctx: &Ctx) -> Value {
+    let last_row = (ctx.grid.rows - 1) as f64;
+    let v = ctx.vertices;
+    json!({
+        "attributes": v.iter().map(|q| if q.pinned { "Fixed" } else { "Move" }).collect::<Vec<_>>(),
+        "depth": v.iter().map(|q| if q.pinned { 0.0 } else { q.row as f64 / last_row }).collect::<Vec<_>>(),
+        "maxDistance": v.iter().map(|q| q.max_distance_m).collect::<Vec<_>>(),
+    })
 }
 
 /// Our max distance as Magica's curve: `value` is the hem's distance, the curve the share of

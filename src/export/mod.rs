@@ -3,7 +3,9 @@
 //! names (checked against the engine's headers or docs; the list with source and version is
 //! `engine_properties.json`), its mapping from our knobs (the formulas are in [`units`]) and
 //! its "does not map" table. A layer above [`crate::preset`]: it reads a preset and never
-//! reaches into the solver.
+//! reaches into the solver. The per-particle arrays follow a grid's particles, or, for the
+//! artist's own garment (`export_for_garment`, feature `rig`), the vertices of its mesh
+//! (`vertices`).
 //!
 //! ```
 //! use cloth_tuner::export::{export_for_engine, Engine, GridSize};
@@ -36,6 +38,8 @@ pub mod particles;
 pub mod rigged;
 pub mod units;
 mod unity;
+#[cfg(feature = "rig")]
+pub mod vertices;
 
 pub use particles::{particle_table, GridSize, Particle};
 
@@ -297,6 +301,11 @@ fn engine_list() -> String {
     Engine::ALL.map(Engine::name).join(", ")
 }
 
+/// The order of a garment mesh's vertices in the per-particle arrays, as the files state it.
+pub const MESH_VERTEX_ORDER: &str =
+    "the glTF file's vertex order: the mesh's triangle primitives in turn, each in its \
+     accessors' order";
+
 /// What every engine mapping reads: the fabric at the export's time step and its grid.
 pub(crate) struct Ctx<'a> {
     /// The fabric, already converted to the export's time step.
@@ -311,6 +320,35 @@ pub(crate) struct Ctx<'a> {
     pub grid: GridSize,
     /// The preset paints some particles' max distance (`table` has the painted values).
     pub painted: bool,
+    /// What the per-particle arrays cover, in the engine's vertex order: `table` itself, or
+    /// the vertices of the artist's garment mesh ([`vertices::vertex_table`]).
+    pub vertices: &'a [Particle],
+    /// The garment mesh `vertices` are, by its name; `None` when they are the grid's.
+    pub mesh: Option<&'a str>,
+}
+
+impl Ctx<'_> {
+    /// What a C++ snippet's first line says it was made for: the grid, or the garment mesh.
+    pub fn made_for(&self) -> String {
+        match self.mesh {
+            None => format!(
+                "a {} x {} grid (row-major, row 0 pinned)",
+                self.grid.cols, self.grid.rows
+            ),
+            Some(name) => format!(
+                "the garment mesh `{name}`: {} vertices in the glTF file's order",
+                self.vertices.len()
+            ),
+        }
+    }
+
+    /// The mesh whose vertices the arrays follow, as a snippet's instructions name it.
+    pub fn mesh_words(&self) -> &'static str {
+        match self.mesh {
+            None => "the grid mesh",
+            Some(_) => "the garment mesh (its vertices in the glTF file's order)",
+        }
+    }
 }
 
 /// What one engine's mapping returns.
@@ -331,6 +369,36 @@ pub fn export_for_engine(
     preset: &Preset,
     timestep_hz: Option<f32>,
     grid: GridSize,
+) -> Result<EngineExport, ExportError> {
+    export_over(engine, preset, timestep_hz, grid, |_, _| None)
+}
+
+/// [`export_for_engine`] for the artist's own garment: the fabric and the grid's flags as
+/// there, the per-particle arrays over the vertices of the garment's mesh `mesh` in its
+/// file's order ([`vertices`]), `grid` the garment's simulation grid
+/// ([`GridSize::of_topology`]).
+#[cfg(feature = "rig")]
+pub fn export_for_garment(
+    engine: Engine,
+    preset: &Preset,
+    timestep_hz: Option<f32>,
+    grid: GridSize,
+    mesh: &vertices::MeshVertices,
+) -> Result<EngineExport, ExportError> {
+    export_over(engine, preset, timestep_hz, grid, |table, params| {
+        let rows = vertices::vertex_table(grid, table, params, mesh);
+        Some((mesh.name.as_str(), rows))
+    })
+}
+
+/// An export whose per-particle arrays cover what `over` returns for the grid's particle
+/// table and the converted fabric (a mesh's name and its vertices' rows), else the grid.
+fn export_over<'m>(
+    engine: Engine,
+    preset: &Preset,
+    timestep_hz: Option<f32>,
+    grid: GridSize,
+    over: impl FnOnce(&[Particle], &FabricParams) -> Option<(&'m str, Vec<Particle>)>,
 ) -> Result<EngineExport, ExportError> {
     if grid.cols < 2 || grid.rows < 2 {
         return Err(ExportError::Grid {
@@ -357,6 +425,7 @@ pub fn export_for_engine(
         },
     };
     let table = particle_table(grid, params, painted);
+    let (mesh, rows) = over(&table, params).unzip();
     let ctx = Ctx {
         params,
         h: params.timestep_hz as f64 * params.substeps.max(1) as f64,
@@ -364,6 +433,8 @@ pub fn export_for_engine(
         table: &table,
         grid,
         painted: painted.iter().any(Option::is_some),
+        vertices: rows.as_deref().unwrap_or(&table),
+        mesh,
     };
     let mut warnings = lost_warnings(engine, params);
     let mapped = match engine {
@@ -396,7 +467,7 @@ pub fn export_for_engine(
     };
     files.push(ExportFile {
         extension: "particles.csv",
-        contents: particles::to_csv(&table),
+        contents: particles::to_csv(ctx.vertices),
     });
     if let Some(snippet) = mapped.snippet {
         files.push(ExportFile {
@@ -415,7 +486,7 @@ pub fn export_for_engine(
 /// properties and per-particle arrays, the grid's flags and the warnings.
 fn envelope(engine: Engine, preset: &Preset, ctx: &Ctx, m: &Mapped, warnings: &[Warning]) -> Value {
     let info = engine.info();
-    json!({
+    let mut doc = json!({
         "format": "cloth-tuner-engine-export",
         "engine": engine.name(),
         "engine_name": info.engine,
@@ -438,7 +509,17 @@ fn envelope(engine: Engine, preset: &Preset, ctx: &Ctx, m: &Mapped, warnings: &[
             "edge": ctx.table.iter().map(|p| p.edge).collect::<Vec<_>>(),
         },
         "warnings": warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(name) = ctx.mesh {
+        doc["mesh"] = json!({
+            "name": name,
+            "vertex_count": ctx.vertices.len(),
+            "order": MESH_VERTEX_ORDER,
+            "pinned": ctx.vertices.iter().map(|p| p.pinned).collect::<Vec<_>>(),
+            "edge": ctx.vertices.iter().map(|p| p.edge).collect::<Vec<_>>(),
+        });
+    }
+    doc
 }
 
 /// Every number as the shortest text of its `f32` (the engines read single precision), so

@@ -71,10 +71,11 @@ impl GridSize {
     }
 }
 
-/// One particle's row of the table.
+/// One particle's row of the table; on the artist's garment mesh, one vertex's (`index` the
+/// vertex's in the file's order, `row` and `col` its nearest particle's; `export::vertices`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Particle {
-    /// Index in the grid's order (`row * cols + col`).
+    /// Index in the grid's order (`row * cols + col`), or the mesh vertex's.
     pub index: usize,
     /// Row, 0 at the top.
     pub row: usize,

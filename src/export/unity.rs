@@ -117,7 +117,7 @@ pub(super) fn map(ctx: &Ctx, warnings: &mut Vec<Warning>) -> Mapped {
         "useTethers": p.hard_constraints,
     });
     let coefficients: Vec<Value> = ctx
-        .table
+        .vertices
         .iter()
         .map(|q| json!({ "maxDistance": q.max_distance_m }))
         .collect();

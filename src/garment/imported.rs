@@ -75,6 +75,20 @@ enum Part {
     Lower,
 }
 
+/// Where a garment vertex lies on the grid and how much of its skinning the cloth bones take:
+/// the rule the garment's render mesh is skinned by, kept for the engines' per-vertex data
+/// (`crate::export::vertices`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VertexPlace {
+    /// Column coordinate on the grid, 0 to `cols - 1` (fractional between columns).
+    pub u: f32,
+    /// Row coordinate on the grid, 0 (the pin line) to `rows - 1` (the hem).
+    pub v: f32,
+    /// The cloth bones' share of the vertex's skinning, 0 to 1: 0 above the pin line, 1 from
+    /// a row's height below it (and away from the armholes), blended between.
+    pub share: f32,
+}
+
 /// The grid found on a garment: its shape and its particles' rest places and bindings.
 #[derive(Clone, Debug)]
 pub struct FoundGrid {
@@ -153,6 +167,9 @@ pub struct ImportedGarment {
     /// and its offset from the grid's surface there in the surface's frame at rest: what the
     /// binding error is measured on.
     on_grid: Vec<(u32, (f32, f32), Vec3)>,
+    /// Per vertex of the garment's mesh, in its file's order: its place on the grid (`None`
+    /// for a sleeve's, which stays on the body's bones).
+    places: Vec<Option<VertexPlace>>,
 }
 
 impl ImportedGarment {
@@ -201,6 +218,12 @@ impl ImportedGarment {
             &cut,
         )?;
         let on_grid = cut.fully_on_grid(&grid.rest);
+        let places = (0..worn.mesh.positions.len())
+            .map(|v| {
+                cut.cloth_share(v)
+                    .map(|((u, v), share)| VertexPlace { u, v, share })
+            })
+            .collect();
         let lines = legs.map_or_else(LegLines::default, |l| l.bones.pose(&model, l.rows));
         Ok(Self {
             name: worn.name.clone(),
@@ -210,6 +233,7 @@ impl ImportedGarment {
             legs,
             lines,
             on_grid,
+            places,
         })
     }
 
@@ -238,6 +262,13 @@ impl ImportedGarment {
     /// The grid found on the garment.
     pub fn grid(&self) -> &FoundGrid {
         &self.grid
+    }
+
+    /// Per vertex of the garment's mesh, in its file's order (its triangle primitives in
+    /// turn, each in its accessors' order; the order of [`GarmentRig::render`]): where it lies
+    /// on the grid and the cloth bones' share of its skinning, `None` for a sleeve's.
+    pub fn vertex_places(&self) -> &[Option<VertexPlace>] {
+        &self.places
     }
 }
 

@@ -51,22 +51,25 @@ pub fn particle_masses_kg(
     rows: usize,
     area_m2: f64,
 ) -> Vec<f64> {
-    let cells = ((cols - 1) * (rows - 1)) as f64;
-    // Corners touch one cell, other border particles two, interior ones four.
-    let corners = |r: usize, c: usize| {
-        let along = |i: usize, n: usize| if i == 0 || i == n - 1 { 1.0 } else { 2.0 };
-        along(r, rows) * along(c, cols)
-    };
     // A row's weight relative to the top row, so a steep falloff over many rows underflows
     // at the hem (a tiny mass) rather than overflowing at the top.
     let ln_falloff = (params.mass_falloff.max(1.0) as f64).ln();
     let weight = |r: usize| (-(r as f64) * ln_falloff).exp();
     let shares: Vec<f64> = (0..rows * cols)
-        .map(|i| corners(i / cols, i % cols) / (4.0 * cells) * weight(i / cols))
+        .map(|i| area_fraction(cols, rows, i) * weight(i / cols))
         .collect();
     let sum: f64 = shares.iter().sum();
     let total = total_mass_kg(params, area_m2);
     shares.iter().map(|s| total * s / sum).collect()
+}
+
+/// Particle `i`'s share of a `cols x rows` grid's area (row-major, `cols` and `rows` at least
+/// 2): a quarter of each of the equal cells it is a corner of.
+pub fn area_fraction(cols: usize, rows: usize, i: usize) -> f64 {
+    let cells = ((cols - 1) * (rows - 1)) as f64;
+    // Corners touch one cell, other border particles two, interior ones four.
+    let along = |i: usize, n: usize| if i == 0 || i == n - 1 { 1.0 } else { 2.0 };
+    along(i / cols, rows) * along(i % cols, cols) / (4.0 * cells)
 }
 
 /// The inverse of a mass in 1/kg for an engine: 0 for a pinned particle, and never more than

@@ -1,8 +1,8 @@
 //! The artist's own garment in the tuner: File > Open garment… lists the garments of the
 //! character's file (not its body), Wear dresses the character in one, the grid is laid again
 //! live and saved beside the garment, the window remembers it with the character, a garment in
-//! a file of its own is worn too, and a garment that cannot be worn is named and changes
-//! nothing. Garments are the asset generator's, on a coarse test rig.
+//! a file of its own is worn too, the engine export covers its own vertices, and a garment
+//! that cannot be worn is named and changes nothing. Garments are the asset generator's, on a coarse test rig.
 #![cfg(feature = "gui")]
 
 use std::path::{Path, PathBuf};
@@ -11,6 +11,7 @@ use crate::common;
 
 use cloth_tuner::app::{App, Command, GarmentRef, Options, Persisted};
 use cloth_tuner::character::Character;
+use cloth_tuner::export::Engine;
 use cloth_tuner::garment::imported::GridChoice;
 use cloth_tuner::garment::Garment;
 use cloth_tuner_assets::garment::{garment_file_glb, GarmentKind};
@@ -109,6 +110,15 @@ fn open_garment_lists_the_files_garments_wears_one_and_remembers_it() {
     apply(&mut h, Command::ExportRigged(missing.clone()));
     assert!(h.state().error().unwrap().contains("no_such_folder"));
     assert!(!missing.exists());
+
+    // File > Export for engine… gives the skirt's own vertices their max distances.
+    let unity = dir.path().join("skirt_unity.json");
+    apply(&mut h, Command::ExportFor(Engine::Unity, unity.clone()));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&unity).unwrap()).unwrap();
+    assert_eq!(doc["mesh"]["name"], "skirt");
+    let coefficients = doc["per_particle"]["coefficients"].as_array().unwrap();
+    assert_eq!(coefficients.len(), skirt_vertices);
 
     // Back to the template.
     apply(&mut h, Command::TakeOffGarment);

@@ -50,7 +50,7 @@ fn settings(engine: Engine, preset: &Preset, hz: Option<f32>) -> Value {
 }
 
 /// Every leaf of `v` by path (`a.b`, `a[]` for array elements), with its values.
-fn leaves(v: &Value, path: &str, out: &mut BTreeMap<String, Vec<Value>>) {
+pub(super) fn leaves(v: &Value, path: &str, out: &mut BTreeMap<String, Vec<Value>>) {
     let join = |k: &str| {
         if path.is_empty() {
             k.to_string()
@@ -68,7 +68,12 @@ fn leaves(v: &Value, path: &str, out: &mut BTreeMap<String, Vec<Value>>) {
 }
 
 /// Checks that `v`'s leaves are exactly `listed` and every value is in its range.
-fn check_against(engine: Engine, what: &str, v: &Value, listed: &BTreeMap<String, PropertySpec>) {
+pub(super) fn check_against(
+    engine: Engine,
+    what: &str,
+    v: &Value,
+    listed: &BTreeMap<String, PropertySpec>,
+) {
     let mut found = BTreeMap::new();
     leaves(v, "", &mut found);
     let names: BTreeSet<_> = found.keys().cloned().collect();

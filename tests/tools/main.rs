@@ -5,6 +5,7 @@
 mod common;
 
 mod baked;
+mod engine_garment;
 mod export_engines;
 mod fit;
 mod garment_commands;

@@ -77,6 +77,28 @@ impl GarmentMesh {
             *n = r * *n;
         }
     }
+
+    /// The same mesh with its vertices listed in another order, the triangles following:
+    /// vertex `k` is the one listed at `order[k]` before. Returns, per vertex as listed
+    /// before, where it is listed now.
+    pub fn reorder(&mut self, order: &[usize]) -> Vec<usize> {
+        let mut at = vec![0; order.len()];
+        for (k, &old) in order.iter().enumerate() {
+            at[old] = k;
+        }
+        fn pick<T: Copy>(v: &[T], order: &[usize]) -> Vec<T> {
+            order.iter().map(|&o| v[o]).collect()
+        }
+        self.positions = pick(&self.positions, order);
+        self.normals = pick(&self.normals, order);
+        self.uvs = pick(&self.uvs, order);
+        self.joints = pick(&self.joints, order);
+        self.weights = pick(&self.weights, order);
+        for i in &mut self.indices {
+            *i = at[*i as usize] as u32;
+        }
+        at
+    }
 }
 
 /// Distance the garments aim for between neighbouring vertices, metres.
@@ -947,7 +969,7 @@ pub fn garment_file_glb(kind: GarmentKind, style: &RigStyle) -> Vec<u8> {
 /// [`garment_file_glb`] as `.gltf` JSON whose buffer is the external file `bin_uri`, and that
 /// file's bytes.
 pub fn garment_file_gltf(kind: GarmentKind, style: &RigStyle, bin_uri: &str) -> (Vec<u8>, Vec<u8>) {
-    let (mut doc, bin) = garment_file(kind, style, Vec3::ZERO);
+    let (mut doc, bin, _) = garment_file_at(kind, style, Vec3::ZERO, 1, None);
     doc["buffers"][0]["uri"] = Value::from(bin_uri);
     (serde_json::to_vec_pretty(&doc).unwrap_or_default(), bin)
 }
@@ -957,29 +979,42 @@ pub fn garment_file_gltf(kind: GarmentKind, style: &RigStyle, bin_uri: &str) -> 
 /// inverse bind matrices alike, while the garment stays where it was: a garment bound to a
 /// skeleton that disagrees with the body's.
 pub fn garment_file_glb_with_offset(kind: GarmentKind, style: &RigStyle, offset: Vec3) -> Vec<u8> {
-    let (doc, bin) = garment_file(kind, style, offset);
+    let (doc, bin, _) = garment_file_at(kind, style, offset, 1, None);
     crate::glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
 }
 
-/// The own file's document (buffer without a URI) and binary buffer.
-fn garment_file(kind: GarmentKind, style: &RigStyle, offset: Vec3) -> (Value, Vec<u8>) {
-    garment_file_at(kind, style, offset, 1)
+/// [`garment_file_glb`] with the garment's vertices listed in a fixed shuffled order (from
+/// `seed`), its triangles the same: a file whose vertex order is not the generator's. Returns
+/// the bytes and, per vertex of [`garment_file_glb`]'s file, where this file lists it.
+pub fn garment_file_glb_shuffled(
+    kind: GarmentKind,
+    style: &RigStyle,
+    seed: u64,
+) -> (Vec<u8>, Vec<usize>) {
+    let (doc, bin, at) = garment_file_at(kind, style, Vec3::ZERO, 1, Some(seed));
+    (
+        crate::glb(serde_json::to_vec(&doc).unwrap_or_default(), bin),
+        at,
+    )
 }
 
 /// [`garment_file_glb`] of the garment `fine` times finer ([`garment_mesh_fine`]): a dense
 /// mesh of the same shape (a long coat at 3 has about 50,000 vertices).
 pub fn garment_file_glb_fine(kind: GarmentKind, style: &RigStyle, fine: usize) -> Vec<u8> {
-    let (doc, bin) = garment_file_at(kind, style, Vec3::ZERO, fine);
+    let (doc, bin, _) = garment_file_at(kind, style, Vec3::ZERO, fine, None);
     crate::glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
 }
 
-/// The document and buffer of a garment file, `fine` times finer than the generator's own.
+/// The document (buffer without a URI) and buffer of a garment file, `fine` times finer than
+/// the generator's own, its vertices shuffled by `shuffle`'s seed when given; and per vertex
+/// of the unshuffled mesh, where the file lists it.
 fn garment_file_at(
     kind: GarmentKind,
     style: &RigStyle,
     offset: Vec3,
     fine: usize,
-) -> (Value, Vec<u8>) {
+    shuffle: Option<u64>,
+) -> (Value, Vec<u8>, Vec<usize>) {
     let mut bones = body::bones();
     let skin = body::body_mesh_at(&bones, style.cell);
     let mut garment = garment_mesh_fine(kind, &bones, &skin, fine);
@@ -991,6 +1026,11 @@ fn garment_file_at(
     let r = style.rotation;
     let point = |p: Vec3| r * p * f;
     garment.transform(r, point);
+    let n = garment.positions.len();
+    let at = match shuffle {
+        Some(seed) => garment.reorder(&test_rig::permutation(n, seed)),
+        None => (0..n).collect(),
+    };
     for (i, bone) in bones.iter_mut().enumerate() {
         bone.pos = point(bone.pos);
         bone.name = test_rig::bone_name(style.naming, &bone.name, i);
@@ -1030,7 +1070,7 @@ fn garment_file_at(
         "bufferViews": bin.views,
         "accessors": bin.accessors,
     });
-    (doc, bin.data)
+    (doc, bin.data, at)
 }
 
 #[cfg(test)]

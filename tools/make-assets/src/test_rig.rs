@@ -300,7 +300,7 @@ fn add_extras(bones: &mut Vec<body::BoneDef>, style: &RigStyle) {
 }
 
 /// A fixed shuffle of `0..n`: where each index goes.
-fn permutation(n: usize, seed: u64) -> Vec<usize> {
+pub(crate) fn permutation(n: usize, seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     let mut state = seed;
     for i in (1..n).rev() {
