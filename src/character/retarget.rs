@@ -71,12 +71,18 @@ pub(crate) fn retarget_clips(
         follows[tb] = Some((sb, (align * t0[tb].rotation).normalize()));
     }
     let rest: Vec<Frame> = target.bones().iter().map(|b| b.rest).collect();
+    // Only the bones that follow a built-in bone and the pelvis (which also travels) move
+    // relative to their parent; the others keep their rest transform with no track.
+    let pelvis = roles.bone(Role::Pelvis);
+    let moves: Vec<bool> = (0..target.len())
+        .map(|b| follows[b].is_some() || b == pelvis)
+        .collect();
     source
         .clips
         .iter()
         .map(|clip| {
             let frames = sample(source, clip, target, &s0, &follows, roles, scale);
-            to_clip(clip.name.clone(), clip, frames, target, &rest)
+            to_clip(clip.name.clone(), clip, frames, target, &rest, &moves)
         })
         .collect()
 }
@@ -123,17 +129,23 @@ fn sample(
         .collect()
 }
 
-/// Samples as a clip: root motion on the root, every other bone's local frame as tracks.
+/// Samples as a clip: root motion on the root, the local frame of every bone that `moves`
+/// as tracks (the others sit at their rest transform, exactly, as a pose with no track for
+/// them places them).
 fn to_clip(
     name: String,
     source: &Clip,
     frames: Vec<(f32, Vec<Frame>)>,
     target: &Skeleton,
     rest: &[Frame],
+    moves: &[bool],
 ) -> Result<Clip, String> {
     let times: Vec<f32> = frames.iter().map(|f| f.0).collect();
     let mut tracks = Vec::with_capacity(target.len());
     for (b, bone) in target.bones().iter().enumerate().skip(1) {
+        if !moves[b] {
+            continue;
+        }
         let p = bone.parent.unwrap_or(0);
         // Bone 0's entry holds the root motion; its children are placed in character space.
         let local: Vec<Frame> = frames
