@@ -8,7 +8,7 @@ use std::path::Path;
 #[test]
 fn seeded_garbage_in_every_field_never_kills_the_host() {
     let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("../presets/tweed.json");
-    let out = c_build::compile_and_run("fuzz.c", &[&preset]);
+    let out = c_build::compile_and_run("tests/fuzz.c", &[&preset]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     print!("{stdout}");

@@ -1,0 +1,122 @@
+//! The rigged garment's C runtime plays a clip as the tool does: `examples/garment_player.c`
+//! drives a jacket rigged by `export --rig`'s writer through `ct_garment_step` with the walk
+//! sampled by cloth-tuner (the engine's side: model-space joint matrices and the root's world
+//! frame, one pose a frame), and every cloth bone it writes on every frame is the bone of the
+//! tool's scene (`Scene::step` on the same character and garment, what `simulate` runs), bit
+//! for bit.
+
+mod c_build;
+mod rigged_file;
+
+use cloth_tuner::export::runtime::GarmentRuntime;
+use cloth_tuner::garment::imported::ImportedGarment;
+use cloth_tuner::preset::Preset;
+use cloth_tuner::scene::Scene;
+use glam::Mat4;
+
+/// The first pose, then a second of walking at 60 Hz.
+const FRAMES: usize = 61;
+
+fn push_f32s(out: &mut Vec<u8>, values: impl IntoIterator<Item = f32>) {
+    for v in values {
+        out.extend_from_slice(&v.to_ne_bytes());
+    }
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_ne_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+#[test]
+fn the_c_player_walks_the_rigged_jacket_bit_for_bit_as_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = rigged_file::jacket(dir.path());
+    let preset_path = rigged_file::tweed();
+    let runtime = GarmentRuntime::load(&glb, Some(&preset_path)).unwrap();
+    let loaded = runtime.scene();
+    let garment = loaded.worn_as::<ImportedGarment>().unwrap().clone();
+    let preset = Preset::load(&preset_path).unwrap();
+    let character = loaded.character_arc().clone();
+    let mut scene = Scene::wearing(character, Box::new(garment), &preset, "walk").unwrap();
+    let sk = &scene.character().skeleton;
+    let body: Vec<usize> = runtime.joints()[..runtime.body_joint_count()]
+        .iter()
+        .map(|j| sk.find(&j.name).unwrap())
+        .collect();
+    let sites: Vec<(usize, Mat4)> = runtime.cloth_bone_sites().collect();
+    let hz = runtime.timestep_hz() as f64;
+
+    let mut poses = Vec::new();
+    poses.extend_from_slice(&(FRAMES as u32).to_ne_bytes());
+    poses.extend_from_slice(&(body.len() as u32).to_ne_bytes());
+    let mut expected: Vec<Mat4> = Vec::new();
+    for k in 0..FRAMES {
+        if k > 0 {
+            scene.step();
+        }
+        let dt = if k == 0 { 0.0 } else { 1.0 / hz };
+        poses.extend_from_slice(&dt.to_ne_bytes());
+        let root = scene.root();
+        push_f32s(&mut poses, root.rotation.to_array());
+        push_f32s(&mut poses, root.translation.to_array());
+        for &b in &body {
+            push_f32s(&mut poses, scene.model()[b].to_cols_array());
+        }
+        expected.extend(
+            sites
+                .iter()
+                .map(|&(s, offset)| scene.sim_bones()[s] * offset),
+        );
+    }
+    let poses_path = dir.path().join("poses.bin");
+    let bones_path = dir.path().join("bones.bin");
+    std::fs::write(&poses_path, &poses).unwrap();
+
+    let out = c_build::compile_and_run(
+        "examples/garment_player.c",
+        &[&glb, &preset_path, &poses_path, &bones_path],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    print!("{stdout}");
+    assert!(
+        out.status.success(),
+        "garment_player failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("garment_player: ok"), "{stdout}");
+
+    let bytes = std::fs::read(&bones_path).unwrap();
+    assert_eq!(read_u32(&bytes, 0) as usize, FRAMES);
+    assert_eq!(read_u32(&bytes, 4) as usize, sites.len());
+    let got: Vec<f32> = bytes[8..]
+        .chunks_exact(4)
+        .map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(
+        got.len(),
+        expected.len() * 16,
+        "the player wrote every frame"
+    );
+    for (i, (m, want)) in got.chunks_exact(16).zip(&expected).enumerate() {
+        let want = want.to_cols_array();
+        let same = m.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(
+            same,
+            "frame {}, cloth bone {}: the C runtime gives {m:?}, the tool {want:?}",
+            i / sites.len(),
+            i % sites.len()
+        );
+    }
+    // The clip moved the cloth: the hem's bones travel, so the match is not of a still cloth.
+    let last = (FRAMES - 1) * sites.len();
+    let moved = (0..sites.len())
+        .map(|s| {
+            let a = expected[s].w_axis.truncate();
+            a.distance(expected[last + s].w_axis.truncate())
+        })
+        .fold(0f32, f32::max);
+    assert!(
+        moved > 0.05,
+        "the cloth bones moved only {moved} m in a second of walking"
+    );
+}
