@@ -188,11 +188,21 @@ fn set_error(message: &str) {
     LAST_ERROR.with(|e| *e.borrow_mut() = c);
 }
 
+/// Empties the last error, allocating nothing when it is already empty (a successful call
+/// every frame must not allocate).
+fn clear_error() {
+    LAST_ERROR.with(|e| {
+        if !e.borrow().is_empty() {
+            *e.borrow_mut() = CString::default();
+        }
+    });
+}
+
 /// Runs `f`, turning an error into its status and message and a panic into `Panic`.
 fn guard(f: impl FnOnce() -> Result<(), (CtStatus, String)>) -> CtStatus {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => {
-            set_error("");
+            clear_error();
             CtStatus::Ok
         }
         Ok(Err((status, message))) => {
