@@ -13,7 +13,7 @@ use glam::{Quat, Vec3};
 use super::clip::{BoneTrack, Clip, Track};
 use super::import::SAMPLE_RATE;
 use super::roles::{Role, Roles};
-use super::{Character, Skeleton};
+use super::{is_cloth_bone, Character, Skeleton};
 use crate::sim::Frame;
 
 /// The roles whose rotations carry over, with the role their rest direction points to.
@@ -71,11 +71,15 @@ pub(crate) fn retarget_clips(
         follows[tb] = Some((sb, (align * t0[tb].rotation).normalize()));
     }
     let rest: Vec<Frame> = target.bones().iter().map(|b| b.rest).collect();
-    // Only the bones that follow a built-in bone and the pelvis (which also travels) move
-    // relative to their parent; the others keep their rest transform with no track.
-    let pelvis = roles.bone(Role::Pelvis);
-    let moves: Vec<bool> = (0..target.len())
-        .map(|b| follows[b].is_some() || b == pelvis)
+    // The bones a rigged garment adds (its drivers and cloth bones) keep their rest transform
+    // with no track, exactly, as the garment runtime places them under an engine's pose of
+    // the body (`Skeleton::complete_model`). Every other bone keeps its track, even one that
+    // does not move, so that the clips of other characters stay as they were to the bit.
+    let moves: Vec<bool> = target
+        .bones()
+        .iter()
+        .enumerate()
+        .map(|(b, bone)| follows[b].is_some() || !is_cloth_bone(&bone.name))
         .collect();
     source
         .clips
@@ -130,8 +134,8 @@ fn sample(
 }
 
 /// Samples as a clip: root motion on the root, the local frame of every bone that `moves`
-/// as tracks (the others sit at their rest transform, exactly, as a pose with no track for
-/// them places them).
+/// as tracks (the others sit at their rest transform, exactly, as a pose with no track
+/// places them).
 fn to_clip(
     name: String,
     source: &Clip,
