@@ -12,6 +12,7 @@ use cloth_tuner::export::runtime::GarmentRuntime;
 use cloth_tuner::garment::imported::ImportedGarment;
 use cloth_tuner::preset::Preset;
 use cloth_tuner::scene::Scene;
+use cloth_tuner::sim::Frame;
 use glam::Mat4;
 
 /// The first pose, then a second of walking at 60 Hz.
@@ -118,5 +119,40 @@ fn the_c_player_walks_the_rigged_jacket_bit_for_bit_as_the_tool() {
     assert!(
         moved > 0.05,
         "the cloth bones moved only {moved} m in a second of walking"
+    );
+}
+
+#[test]
+fn at_the_files_bind_pose_the_cloth_bones_sit_where_the_file_binds_them() {
+    // What an engine sees first: its skeleton at the file's bind pose (each joint at the
+    // inverse of its inverse bind matrix) gives back the cloth bones where the file binds
+    // them, so the garment does not jump when the runtime takes over. Within a centimetre: as
+    // in the tool, the cloth at rest sits on reference points kept out of the body, which
+    // turns a few bones over the hips by some degrees.
+    let dir = tempfile::tempdir().unwrap();
+    let glb = rigged_file::jacket(dir.path());
+    let (doc, buffers, _) = gltf::import(&glb).unwrap();
+    let skin = doc.skins().next().unwrap();
+    let bind: Vec<Mat4> = skin
+        .reader(|b| Some(&buffers[b.index()]))
+        .read_inverse_bind_matrices()
+        .unwrap()
+        .map(|m| Mat4::from_cols_array_2d(&m).inverse())
+        .collect();
+    let mut runtime = GarmentRuntime::load(&glb, None).unwrap();
+    let body = &bind[..runtime.body_joint_count()];
+    assert_eq!(runtime.step(body, Frame::IDENTITY, 0.0).unwrap(), 0);
+    let joints: Vec<usize> = runtime.cloth_bone_joints().collect();
+    assert_eq!(joints.len(), runtime.cloth_bones().len());
+    let worst = runtime
+        .cloth_bones()
+        .iter()
+        .zip(&joints)
+        .map(|(m, &j)| m.w_axis.truncate().distance(bind[j].w_axis.truncate()))
+        .fold(0f32, f32::max);
+    println!("at the bind pose the cloth bones are within {worst} m of the file's");
+    assert!(
+        worst < 0.01,
+        "a cloth bone lies {worst} m off its bind pose"
     );
 }
