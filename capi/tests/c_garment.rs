@@ -156,3 +156,45 @@ fn at_the_files_bind_pose_the_cloth_bones_sit_where_the_file_binds_them() {
         "a cloth bone lies {worst} m off its bind pose"
     );
 }
+
+#[test]
+fn bad_files_and_poses_are_refused_with_messages_naming_what_and_the_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = rigged_file::jacket(dir.path());
+    let character =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/character.glb");
+    let e = GarmentRuntime::load(&character, None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("character.glb") && e.contains("not a rigged garment"),
+        "{e}"
+    );
+    let mut runtime = GarmentRuntime::load(&glb, None).unwrap();
+    let (body, all) = (runtime.body_joint_count(), runtime.joints().len());
+    let e = runtime.step(&[Mat4::IDENTITY; 3], Frame::IDENTITY, 0.0);
+    let e = e.err().unwrap().to_string();
+    assert!(
+        e.contains("`joint_count` is 3") && e.contains(&format!("from {body} to {all}")),
+        "{e}"
+    );
+    let mut pose = vec![Mat4::IDENTITY; body];
+    pose[2].w_axis.y = f32::NAN;
+    let e = runtime
+        .step(&pose, Frame::IDENTITY, 0.0)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("joint 2") && e.contains(&runtime.joints()[2].name),
+        "{e}"
+    );
+    pose[2].w_axis.y = 0.0;
+    let e = runtime
+        .step(&pose, Frame::IDENTITY, -1.0)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("`dt` is -1"), "{e}");
+}

@@ -549,7 +549,7 @@ impl Scene {
     /// bone's character-space matrix (one per bone of the skeleton, as
     /// [`crate::character::Pose::compute_model`] gives them) and `root` the character's world
     /// frame. What [`Scene::step`] does after sampling the clip, so a game driving the garment
-    /// from its own animation (the garment runtime, [`crate::export::runtime`]) runs the
+    /// from its own animation (the garment runtime, `export::runtime`) runs the
     /// tool's code. It takes no measurements ([`Scene::frame_stats`] stays as it was). A
     /// `model` of the wrong length is refused and nothing changes.
     pub fn step_posed(&mut self, model: &[Mat4], root: Frame) -> Result<(), SceneError> {
