@@ -127,10 +127,11 @@ impl GarmentRuntime {
             .map_err(|e| file_err(strip_path(&e.to_string(), glb)))?;
         let garment = ImportedGarment::new(&character, &worn, &choice)
             .map_err(|e| file_err(format!("laying the grid again: {e}")))?;
-        let cloth = cloth_bones(&joints, &inverse_binds, garment.rig().sim_bone_sites(), {
-            &garment.rig().rest_sim_bones()
-        })
-        .map_err(file_err)?;
+        let (sites, rest) = (
+            garment.rig().sim_bone_sites(),
+            garment.rig().rest_sim_bones(),
+        );
+        let cloth = cloth_bones(&joints, &inverse_binds, sites, &rest).map_err(file_err)?;
         let body = body_bones(&character, &joints, &inverse_binds).map_err(file_err)?;
         let mut given = vec![false; character.skeleton.len()];
         for &b in &body {
