@@ -38,6 +38,10 @@ typedef enum CtStatus {
    * A panic inside the library (a bug): the cloth should be freed.
    */
   CT_STATUS_PANIC = 5,
+  /**
+   * The rigged garment file could not be read or is not one (`ct_garment_load`).
+   */
+  CT_STATUS_GARMENT_ERROR = 6,
 } CtStatus;
 
 /**
@@ -77,6 +81,11 @@ typedef uint32_t CtColliderKind;
  * A cloth built from a preset and a grid. Opaque to C.
  */
 typedef struct CtCloth CtCloth;
+
+/**
+ * A rigged garment loaded for an engine. Opaque to C.
+ */
+typedef struct CtGarment CtGarment;
 
 /**
  * A 3D vector.
@@ -230,6 +239,16 @@ typedef struct CtStats {
   uint64_t torn_links;
 } CtStats;
 
+/**
+ * A 4 x 4 matrix, column-major: `m[0..4]` the first column, `m[12..15]` the translation.
+ */
+typedef struct CtMat4 {
+  /**
+   * The 16 entries, column after column.
+   */
+  float m[16];
+} CtMat4;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -346,6 +365,123 @@ const char *ct_last_error(void);
  * The preset format version this library reads (older versions are migrated on load).
  */
 uint32_t ct_preset_format_version(void);
+
+/**
+ * Loads the rigged garment at `glb_path` (a `.glb` written by `cloth-tuner export --rig`)
+ * tuned by the preset at `preset_path`, or by the preset inside the file when
+ * `preset_path` is null. On success writes the new garment to `*out`; free it with
+ * [`ct_garment_free`]. A file that cannot be read or is not a rigged garment gives
+ * `CT_STATUS_GARMENT_ERROR`, a bad preset `CT_STATUS_PRESET_ERROR`; the message names the
+ * file and the problem.
+ *
+ * # Safety
+ * `glb_path` must be a NUL-terminated string, `preset_path` null or one, `out` writable
+ * storage for a pointer.
+ */
+enum CtStatus ct_garment_load(const char *glb_path,
+                              const char *preset_path,
+                              struct CtGarment **out);
+
+/**
+ * Frees a garment made by [`ct_garment_load`]. Null is ignored.
+ *
+ * # Safety
+ * `garment` must be null or a pointer from [`ct_garment_load`] not yet freed.
+ */
+void ct_garment_free(struct CtGarment *garment);
+
+/**
+ * Advances the garment by `dt` seconds of game time (the frame's) on the engine's pose and
+ * writes the cloth bones' model-space matrices to `out_bone_matrices` (room for `out_count`
+ * matrices, at least [`ct_garment_cloth_bone_count`]; the cloth bones in the file's joint
+ * order, ready for the file's inverse bind matrices).
+ *
+ * `joint_matrices` holds `joint_count` model-space matrices in the file's joint order: at
+ * least the body's joints ([`ct_garment_body_joint_count`], which come first), at most every
+ * joint of the skin ([`ct_garment_joint_count`]); the entries of the garment's own bones
+ * (drivers and cloth bones) are not read. `root` is the character's frame in the world, for
+ * the cloth's share of the world motion.
+ *
+ * The first call puts the cloth at rest on its pose. Each call takes the fixed steps due
+ * (1 / the preset's `timestep_hz` each, at most 8 a call; the rest of a longer hitch is
+ * dropped), all on this pose. A count out of range, a non-finite or huge matrix entry, a
+ * root rotation that is not a unit quaternion or a negative `dt` is refused
+ * (`CT_STATUS_INVALID_ARGUMENT`) and changes nothing.
+ *
+ * # Safety
+ * `garment` from [`ct_garment_load`]; `joint_matrices` readable for `joint_count` values,
+ * `root` readable, `out_bone_matrices` writable for `out_count` values.
+ */
+enum CtStatus ct_garment_step(struct CtGarment *garment,
+                              const struct CtMat4 *joint_matrices,
+                              size_t joint_count,
+                              const struct CtFrame *root,
+                              double dt,
+                              struct CtMat4 *out_bone_matrices,
+                              size_t out_count);
+
+/**
+ * Number of joints in the file's skin (the body's, the garment's drivers, the cloth bones);
+ * 0 for a null or misaligned pointer.
+ *
+ * # Safety
+ * `garment` must be null or from [`ct_garment_load`].
+ */
+size_t ct_garment_joint_count(const struct CtGarment *garment);
+
+/**
+ * Number of the body's joints, which come first in the file's joint order: the fewest
+ * matrices [`ct_garment_step`] takes. 0 for a null or misaligned pointer.
+ *
+ * # Safety
+ * `garment` must be null or from [`ct_garment_load`].
+ */
+size_t ct_garment_body_joint_count(const struct CtGarment *garment);
+
+/**
+ * The name of joint `index` (the file's node name), or null when `index` is out of range
+ * or `garment` is null. The string lives as long as the garment.
+ *
+ * # Safety
+ * `garment` must be null or from [`ct_garment_load`].
+ */
+const char *ct_garment_joint_name(const struct CtGarment *garment, size_t index);
+
+/**
+ * The parent joint of joint `index`, or -1 for a joint with no parent joint, an index out
+ * of range or a null `garment`.
+ *
+ * # Safety
+ * `garment` must be null or from [`ct_garment_load`].
+ */
+int64_t ct_garment_joint_parent(const struct CtGarment *garment, size_t index);
+
+/**
+ * Number of cloth bones (`cloth_r{row}_c{col}`): the matrices [`ct_garment_step`] writes.
+ * 0 for a null or misaligned pointer.
+ *
+ * # Safety
+ * `garment` must be null or from [`ct_garment_load`].
+ */
+size_t ct_garment_cloth_bone_count(const struct CtGarment *garment);
+
+/**
+ * The joint (index in the file's skin) of cloth bone `index` (the order of
+ * [`ct_garment_step`]'s output), or -1 when `index` is out of range or `garment` is null.
+ * Its name and parent come from [`ct_garment_joint_name`] and [`ct_garment_joint_parent`].
+ *
+ * # Safety
+ * `garment` must be null or from [`ct_garment_load`].
+ */
+int64_t ct_garment_cloth_bone_joint(const struct CtGarment *garment, size_t index);
+
+/**
+ * The fixed rate the garment's cloth steps at (the preset's), Hz; 0 for a null pointer.
+ *
+ * # Safety
+ * `garment` must be null or from [`ct_garment_load`].
+ */
+float ct_garment_timestep_hz(const struct CtGarment *garment);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -8,6 +8,9 @@
 //! function panics across the boundary: a panic inside is caught and reported as
 //! [`CtStatus::Panic`]. A `CtCloth` is used from one thread at a time.
 //!
+//! The rigged garment written by `cloth-tuner export --rig` runs through `ct_garment_*`
+//! ([`garment`]): load it, step it each frame from the engine's pose, read the cloth bones.
+//!
 //! Coordinates are metres in the character's space (+Y up) except the frame, which places the
 //! character in the world. Quaternions are `x, y, z, w`.
 //!
@@ -20,6 +23,9 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+
+mod garment;
+pub use garment::*;
 
 use cloth_tuner::preset::{MapProblem, MaxDistanceMap, Preset};
 use cloth_tuner::sim::{Cloth, Collider, FixedStep, Frame, StepInput, Topology};
@@ -41,6 +47,8 @@ pub enum CtStatus {
     TopologyError = 4,
     /// A panic inside the library (a bug): the cloth should be freed.
     Panic = 5,
+    /// The rigged garment file could not be read or is not one (`ct_garment_load`).
+    GarmentError = 6,
 }
 
 /// A 3D vector.
@@ -180,11 +188,21 @@ fn set_error(message: &str) {
     LAST_ERROR.with(|e| *e.borrow_mut() = c);
 }
 
+/// Empties the last error, allocating nothing when it is already empty (a successful call
+/// every frame must not allocate).
+fn clear_error() {
+    LAST_ERROR.with(|e| {
+        if !e.borrow().is_empty() {
+            *e.borrow_mut() = CString::default();
+        }
+    });
+}
+
 /// Runs `f`, turning an error into its status and message and a panic into `Panic`.
 fn guard(f: impl FnOnce() -> Result<(), (CtStatus, String)>) -> CtStatus {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => {
-            set_error("");
+            clear_error();
             CtStatus::Ok
         }
         Ok(Err((status, message))) => {

@@ -2,7 +2,10 @@
    programmer with an older or newer header (or a bug) would: unknown collider kinds, NaN,
    infinities and huge numbers, counts that do not match, null and misaligned pointers where
    the interface can check them. Every call must return a status (never a panic) and the
-   process must survive; after each bad call the cloth must still step with good input. */
+   process must survive; after each bad call the cloth must still step with good input.
+   With a rigged garment (argv: preset, garment .glb, the body's rest pose, bad files), the
+   same for ct_garment_*: garbage poses and roots, NaN, wrong joint counts, nulls, truncated
+   and garbage files. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,7 +95,7 @@ static size_t garbage_count(size_t right) {
 /* Every call returns one of the statuses and never a panic; a failure has a message. */
 static void called(CtStatus s, const char *what) {
   calls++;
-  if (s == CT_STATUS_PANIC || (int)s < CT_STATUS_OK || (int)s > CT_STATUS_PANIC) {
+  if (s == CT_STATUS_PANIC || (int)s < CT_STATUS_OK || (int)s > CT_STATUS_GARMENT_ERROR) {
     fprintf(stderr, "fuzz: FAILED: %s returned %d (%s)\n", what, (int)s, ct_last_error());
     failures++;
   } else if (s != CT_STATUS_OK && ct_last_error()[0] == '\0') {
@@ -179,6 +182,146 @@ static void garbage_create(const char *preset, const CtVec3 *rest) {
   ct_cloth_free(made == (CtCloth *)1 ? NULL : made);
 }
 
+/* ---- The rigged garment: garbage poses, roots, counts, times and files. ---- */
+
+#define GARMENT_ROUNDS 300
+#define MAX_JOINTS 256
+#define MAX_BONES 256
+
+static CtMat4 good_pose[MAX_JOINTS];
+static uint32_t pose_joints = 0;
+
+/* The body's rest pose, written by c_fuzz.rs: uint32 joints, then `joints` CtMat4. */
+static int read_pose(const char *path) {
+  FILE *f = fopen(path, "rb");
+  int ok = f && fread(&pose_joints, sizeof pose_joints, 1, f) == 1 && pose_joints <= MAX_JOINTS &&
+           fread(good_pose, sizeof *good_pose, pose_joints, f) == pose_joints;
+  if (f) fclose(f);
+  return ok;
+}
+
+static CtFrame still_root(void) {
+  CtFrame root;
+  memset(&root, 0, sizeof root);
+  root.rotation.w = 1.0f;
+  return root;
+}
+
+/* The garment still steps with the good pose and every bone is finite. */
+static void garment_still_works(CtGarment *g) {
+  static CtMat4 bones[MAX_BONES];
+  CtFrame root = still_root();
+  size_t i, n = ct_garment_cloth_bone_count(g);
+  int k, finite = 1;
+  check(n > 0 && n <= MAX_BONES, "a sane cloth bone count");
+  if (n == 0 || n > MAX_BONES) return;
+  check(ct_garment_step(g, good_pose, pose_joints, &root, 1.0 / 60.0, bones, n) == CT_STATUS_OK,
+        "a good garment step after garbage");
+  for (i = 0; i < n; i++)
+    for (k = 0; k < 16; k++) finite &= isfinite(bones[i].m[k]);
+  check(finite, "cloth bones stay finite");
+}
+
+static void garbage_garment_step(CtGarment *g) {
+  static CtMat4 pose[MAX_JOINTS + 1];
+  static CtMat4 bones[MAX_BONES + 1];
+  CtFrame root = still_root();
+  size_t i, k, joints = ct_garment_joint_count(g), n = ct_garment_cloth_bone_count(g);
+  size_t count = garbage_count(pose_joints);
+  double dt;
+  for (i = 0; i <= MAX_JOINTS; i++) {
+    pose[i] = good_pose[i % pose_joints];
+    if (next_u32() % 4 == 0)
+      for (k = 0; k < 16; k++)
+        if (next_u32() % 3 == 0) pose[i].m[k] = garbage_float();
+  }
+  if (next_u32() % 3 == 0) count = next_u32() % 3 ? joints : joints + 1;
+  if (count > MAX_JOINTS && count != SIZE_MAX) count = MAX_JOINTS;
+  if (next_u32() % 3 == 0) root.rotation = garbage_quat();
+  if (next_u32() % 3 == 0) root.translation = garbage_vec3();
+  switch (next_u32() % 5) {
+    case 0: dt = NAN; break;
+    case 1: dt = -1.0; break;
+    case 2: dt = 1.0e300; break;
+    case 3: dt = (double)garbage_float(); break;
+    default: dt = 1.0 / 60.0;
+  }
+  switch (next_u32() % 6) {
+    case 0:
+      called(ct_garment_step(g, NULL, count, &root, dt, bones, n), "ct_garment_step null pose");
+      break;
+    case 1:
+      called(ct_garment_step(g, pose, count, NULL, dt, bones, n), "ct_garment_step null root");
+      break;
+    case 2:
+      called(ct_garment_step(g, pose, count, &root, dt, NULL, n), "ct_garment_step null out");
+      break;
+    case 3:
+      called(ct_garment_step(g, pose, count, &root, dt, bones, garbage_count(n)),
+             "ct_garment_step out count");
+      break;
+    case 4:
+      called(ct_garment_step(g, (const CtMat4 *)(const void *)((const char *)pose + 2), count,
+                             &root, dt, bones, n),
+             "ct_garment_step misaligned");
+      break;
+    default:
+      called(ct_garment_step(g, pose, count, &root, dt, bones, n), "ct_garment_step");
+  }
+  called(ct_garment_step(NULL, pose, count, &root, dt, bones, n), "ct_garment_step null garment");
+  check(ct_garment_joint_name(g, joints + next_u32() % 4) == NULL, "no name past the joints");
+  check(ct_garment_joint_parent(g, SIZE_MAX) == -1, "no parent past the joints");
+  check(ct_garment_cloth_bone_joint(g, n + next_u32() % 4) == -1, "no joint past the bones");
+}
+
+/* Loading: nulls, missing, truncated and garbage files, a bad preset. */
+static void garbage_garment_loads(const char *glb, char **bad_files, int bad_count) {
+  CtGarment *made = (CtGarment *)1;
+  int i;
+  check(ct_garment_load(NULL, NULL, &made) == CT_STATUS_NULL_ARGUMENT && made == NULL,
+        "a null path is refused and *out cleared");
+  check(ct_garment_load(glb, NULL, NULL) == CT_STATUS_NULL_ARGUMENT, "a null out is refused");
+  check(ct_garment_load(glb, "no/such/preset.json", &made) == CT_STATUS_PRESET_ERROR,
+        "a missing preset is a preset error");
+  check(strstr(ct_last_error(), "no/such/preset.json") != NULL, "the message names the preset");
+  for (i = 0; i < bad_count; i++) {
+    made = (CtGarment *)1;
+    called(ct_garment_load(bad_files[i], NULL, &made), "ct_garment_load of a bad file");
+    check(made == NULL, "a bad file gives no garment");
+    check(strstr(ct_last_error(), bad_files[i]) != NULL, "the message names the file");
+    ct_garment_free(made);
+  }
+  ct_garment_free(NULL);
+  ct_garment_free((CtGarment *)(void *)((char *)&made + 1));
+  check(ct_garment_joint_count(NULL) == 0 && ct_garment_cloth_bone_count(NULL) == 0 &&
+            ct_garment_body_joint_count(NULL) == 0 && ct_garment_joint_name(NULL, 0) == NULL &&
+            ct_garment_timestep_hz(NULL) == 0.0f,
+        "a null garment has nothing");
+}
+
+/* argv: the garment, the body's rest pose, then bad garment files. */
+static void fuzz_garment(char **args, int count) {
+  CtGarment *g = NULL;
+  int round;
+  if (!read_pose(args[1])) {
+    fprintf(stderr, "fuzz: cannot read the pose %s\n", args[1]);
+    failures++;
+    return;
+  }
+  garbage_garment_loads(args[0], args + 2, count - 2);
+  if (ct_garment_load(args[0], NULL, &g) != CT_STATUS_OK) {
+    fprintf(stderr, "fuzz: cannot load the garment: %s\n", ct_last_error());
+    failures++;
+    return;
+  }
+  check(pose_joints == ct_garment_body_joint_count(g), "the pose has the body's joints");
+  for (round = 0; round < GARMENT_ROUNDS; round++) {
+    garbage_garment_step(g);
+    garment_still_works(g);
+  }
+  ct_garment_free(g);
+}
+
 int main(int argc, char **argv) {
   const char *preset = argc > 1 ? argv[1] : "presets/tweed.json";
   CtVec3 rest[N];
@@ -232,6 +375,7 @@ int main(int argc, char **argv) {
     still_works(cloth, rest);
   }
   ct_cloth_free(cloth);
+  if (argc > 3) fuzz_garment(argv + 2, argc - 2);
   if (failures) {
     fprintf(stderr, "fuzz: %d failure(s) in %ld calls\n", failures, calls);
     return 1;

@@ -10,6 +10,10 @@
 //!   millimetres (files that say metres but mean centimetres, as many exporters write them);
 //! - *origin*: on the ground (the lowest vertex at rest) under the pelvis.
 //!
+//! A file cloth-tuner wrote in character space ([`CHARACTER_SPACE_GENERATOR`]: the rigged
+//! garment and its baked clips) is read in its own space, so the matrices an engine poses it
+//! with are the character's (the garment runtime, `export::runtime`).
+//!
 //! Bones become rigid frames (position and orthonormalised orientation), the body mesh is baked
 //! into the rest pose, and every clip is resampled at [`SAMPLE_RATE`]. A synthetic root bone on
 //! the ground carries the root motion: the pelvis projected on the ground, heading from the
@@ -43,6 +47,10 @@ pub const GROUND_BONE: &str = "cloth_tuner_ground";
 
 /// Prefix of a retargeted built-in clip whose name the file's own clips already use.
 pub const BUILTIN_CLIP_PREFIX: &str = "builtin_";
+
+/// `asset.generator` of the files cloth-tuner writes in character space (the rigged garment
+/// and its baked clips): read with no placement of their own.
+pub const CHARACTER_SPACE_GENERATOR: &str = "cloth-tuner rigged garment";
 
 /// Name of the still clip of a file with no animation.
 pub const BIND_POSE_CLIP: &str = "bind_pose";
@@ -745,6 +753,13 @@ fn place(
     roles: &Roles,
     bind_world: &[Vec3],
 ) -> Result<Placement, RigError> {
+    if src.generator() == Some(CHARACTER_SPACE_GENERATOR) {
+        return Ok(Placement {
+            rotation: Quat::IDENTITY,
+            scale: 1.0,
+            offset: Vec3::ZERO,
+        });
+    }
     let at = |role: Role| world[nodes.joints[roles.bone(role) - 1]].w_axis.truncate();
     let knees = (at(Role::ShinL) + at(Role::ShinR)) * 0.5;
     let up = (at(Role::Head) - knees).normalize_or_zero();

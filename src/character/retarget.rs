@@ -13,7 +13,7 @@ use glam::{Quat, Vec3};
 use super::clip::{BoneTrack, Clip, Track};
 use super::import::SAMPLE_RATE;
 use super::roles::{Role, Roles};
-use super::{Character, Skeleton};
+use super::{is_cloth_bone, Character, Skeleton};
 use crate::sim::Frame;
 
 /// The roles whose rotations carry over, with the role their rest direction points to.
@@ -71,12 +71,22 @@ pub(crate) fn retarget_clips(
         follows[tb] = Some((sb, (align * t0[tb].rotation).normalize()));
     }
     let rest: Vec<Frame> = target.bones().iter().map(|b| b.rest).collect();
+    // The bones a rigged garment adds (its drivers and cloth bones) keep their rest transform
+    // with no track, exactly, as the garment runtime places them under an engine's pose of
+    // the body (`Skeleton::complete_model`). Every other bone keeps its track, even one that
+    // does not move, so that the clips of other characters stay as they were to the bit.
+    let moves: Vec<bool> = target
+        .bones()
+        .iter()
+        .enumerate()
+        .map(|(b, bone)| follows[b].is_some() || !is_cloth_bone(&bone.name))
+        .collect();
     source
         .clips
         .iter()
         .map(|clip| {
             let frames = sample(source, clip, target, &s0, &follows, roles, scale);
-            to_clip(clip.name.clone(), clip, frames, target, &rest)
+            to_clip(clip.name.clone(), clip, frames, target, &rest, &moves)
         })
         .collect()
 }
@@ -123,17 +133,23 @@ fn sample(
         .collect()
 }
 
-/// Samples as a clip: root motion on the root, every other bone's local frame as tracks.
+/// Samples as a clip: root motion on the root, the local frame of every bone that `moves`
+/// as tracks (the others sit at their rest transform, exactly, as a pose with no track
+/// places them).
 fn to_clip(
     name: String,
     source: &Clip,
     frames: Vec<(f32, Vec<Frame>)>,
     target: &Skeleton,
     rest: &[Frame],
+    moves: &[bool],
 ) -> Result<Clip, String> {
     let times: Vec<f32> = frames.iter().map(|f| f.0).collect();
     let mut tracks = Vec::with_capacity(target.len());
     for (b, bone) in target.bones().iter().enumerate().skip(1) {
+        if !moves[b] {
+            continue;
+        }
         let p = bone.parent.unwrap_or(0);
         // Bone 0's entry holds the root motion; its children are placed in character space.
         let local: Vec<Frame> = frames

@@ -86,12 +86,41 @@ impl Skeleton {
         self.bones.get(i).and_then(|b| b.parent)
     }
 
+    /// Completes a model pose of which the caller gave only some bones (`given[i]`, an
+    /// engine's pose of the body without the bones a garment adds): every other bone hangs
+    /// from its parent at its rest transform, the root at the identity, as
+    /// [`Pose::compute_model`] places a bone with no local transform of its own. `model` and
+    /// `given` hold one entry per bone; a bone past their end is left out.
+    pub fn complete_model(&self, given: &[bool], model: &mut [Mat4]) {
+        for (i, bone) in self
+            .bones
+            .iter()
+            .enumerate()
+            .take(model.len().min(given.len()))
+        {
+            if given[i] {
+                continue;
+            }
+            let local = if i == 0 { Frame::IDENTITY } else { bone.rest };
+            model[i] = child_model(bone.parent.map(|p| &model[p]), local);
+        }
+    }
+
     /// The rest pose. The root's local transform is the identity: a pose lives in character
     /// space, the root's world placement is root motion.
     pub fn rest_pose(&self) -> Pose {
         let mut local: Vec<Frame> = self.bones.iter().map(|b| b.rest).collect();
         local[0] = Frame::IDENTITY;
         Pose { local }
+    }
+}
+
+/// A bone's model matrix: its parent's (none for the root) times its local transform.
+fn child_model(parent: Option<&Mat4>, local: Frame) -> Mat4 {
+    let m = Mat4::from_rotation_translation(local.rotation, local.translation);
+    match parent {
+        Some(parent) => *parent * m,
+        None => m,
     }
 }
 
@@ -121,11 +150,7 @@ impl Pose {
         out.clear();
         for (i, bone) in skeleton.bones.iter().enumerate() {
             let local = self.local_or_rest(i, bone);
-            let m = Mat4::from_rotation_translation(local.rotation, local.translation);
-            let model = match bone.parent.and_then(|p| out.get(p)) {
-                Some(parent) => *parent * m,
-                None => m,
-            };
+            let model = child_model(bone.parent.and_then(|p| out.get(p)), local);
             out.push(model);
         }
     }

@@ -36,6 +36,8 @@ mod nvcloth;
 pub mod particles;
 #[cfg(feature = "rig")]
 pub mod rigged;
+#[cfg(feature = "rig")]
+pub mod runtime;
 pub mod units;
 mod unity;
 #[cfg(feature = "rig")]

@@ -31,8 +31,9 @@ use crate::preset::Preset;
 use crate::sim::painted::painted_or_curve;
 
 /// The file's `asset.generator`. Not the built-in character's generator: a rigged file loads
-/// through the importer, as any character wearing its garment does.
-pub const GENERATOR: &str = "cloth-tuner rigged garment";
+/// through the importer, as any character wearing its garment does, in its own space (it is
+/// written in character space).
+pub const GENERATOR: &str = crate::character::import::CHARACTER_SPACE_GENERATOR;
 
 /// `extras.cloth_tuner.format` of a rigged garment.
 pub const FORMAT: &str = "cloth-tuner-rigged-garment";

@@ -44,6 +44,9 @@ pub enum SceneError {
     MaxDistanceMap { preset: String, message: String },
     #[error("the preset's fold lines do not fit the garment: {0}")]
     Fold(#[from] FoldError),
+    /// A pose given to [`Scene::step_posed`] with a matrix count that is not the skeleton's.
+    #[error("a pose of {given} bone matrices; the character has {bones} bones")]
+    PoseLength { given: usize, bones: usize },
 }
 
 /// A triangle mesh in character space.
@@ -451,6 +454,23 @@ impl Scene {
         self.placement = Frame::IDENTITY;
         self.drag = None;
         self.pose_at(0.0);
+        self.settle();
+    }
+
+    /// As [`Scene::reset`] on a pose the caller gives instead of the clip's first (see
+    /// [`Scene::step_posed`]); a `model` of the wrong length is refused and nothing changes.
+    pub fn reset_posed(&mut self, model: &[Mat4], root: Frame) -> Result<(), SceneError> {
+        self.set_pose(model, root)?;
+        self.steps = 0;
+        self.placement = Frame::IDENTITY;
+        self.drag = None;
+        self.pose_garment();
+        self.settle();
+        Ok(())
+    }
+
+    /// The cloth at rest on the current pose, the garment's own state reset to it.
+    fn settle(&mut self) {
         // The cloth remembers this pose, so the first step moves the character from it.
         let _ = self.cloth.reset_on(&StepInput {
             frame: self.root,
@@ -517,6 +537,45 @@ impl Scene {
         self.steps += 1;
         let t = self.time();
         self.pose_at(t);
+        let step_seconds = self.step_cloth();
+        // The measurements are the tuner's, not the game's: outside the frame time.
+        let frame_seconds = start.elapsed().as_secs_f32();
+        self.measure();
+        self.stats.step_seconds = step_seconds;
+        self.stats.frame_seconds = frame_seconds;
+    }
+
+    /// One fixed step on a pose the caller gives instead of the clip's: `model` holds every
+    /// bone's character-space matrix (one per bone of the skeleton, as
+    /// [`crate::character::Pose::compute_model`] gives them) and `root` the character's world
+    /// frame. What [`Scene::step`] does after sampling the clip, so a game driving the garment
+    /// from its own animation (the garment runtime, `export::runtime`) runs the
+    /// tool's code. It takes no measurements ([`Scene::frame_stats`] stays as it was). A
+    /// `model` of the wrong length is refused and nothing changes.
+    pub fn step_posed(&mut self, model: &[Mat4], root: Frame) -> Result<(), SceneError> {
+        self.set_pose(model, root)?;
+        self.steps += 1;
+        self.pose_garment();
+        self.step_cloth();
+        Ok(())
+    }
+
+    /// Takes the caller's pose (see [`Scene::step_posed`]).
+    fn set_pose(&mut self, model: &[Mat4], root: Frame) -> Result<(), SceneError> {
+        if model.len() != self.model.len() {
+            return Err(SceneError::PoseLength {
+                given: model.len(),
+                bones: self.model.len(),
+            });
+        }
+        self.model.copy_from_slice(model);
+        self.root = root;
+        Ok(())
+    }
+
+    /// The posed step's garment, cloth and bones: what follows the pose in [`Scene::step`]
+    /// and [`Scene::step_posed`]. Returns the seconds the cloth step took.
+    fn step_cloth(&mut self) -> f32 {
         let posed = Posed {
             model: &self.model,
             root: self.root,
@@ -540,11 +599,7 @@ impl Scene {
         let step_seconds = cloth_start.elapsed().as_secs_f32();
         self.last_root = self.root;
         self.update_bones();
-        // The measurements are the tuner's, not the game's: outside the frame time.
-        let frame_seconds = start.elapsed().as_secs_f32();
-        self.measure();
-        self.stats.step_seconds = step_seconds;
-        self.stats.frame_seconds = frame_seconds;
+        step_seconds
     }
 
     /// Seconds since the clip start (steps x the fixed step).
@@ -680,6 +735,12 @@ impl Scene {
         };
         self.pose
             .compute_model(&self.character.skeleton, &mut self.model);
+        self.pose_garment();
+    }
+
+    /// Solves everything that depends only on the pose (`model` and `root`): the garment's
+    /// drivers and reference points, the colliders, the references kept out of the body.
+    fn pose_garment(&mut self) {
         let posed = Posed {
             model: &self.model,
             root: self.root,

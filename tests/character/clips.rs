@@ -272,3 +272,46 @@ fn planted_feet_do_not_slide() {
         }
     }
 }
+
+#[test]
+fn a_pose_completed_from_some_bones_places_the_others_as_a_pose_with_no_track() {
+    // An engine gives the body and the runtime hangs the rest (Skeleton::complete_model): the
+    // bones given keep the caller's matrices, the others land where a pose leaving them at
+    // rest puts them, to the bit.
+    let ch = ch();
+    let sk = &ch.skeleton;
+    let mut pose = sk.rest_pose();
+    ch.clip("walk").unwrap().sample(0.4, &mut pose);
+    let mut walked = Vec::new();
+    pose.compute_model(sk, &mut walked);
+    // The arms and everything below them left to the completion: their local transforms at
+    // rest.
+    let mut left_out: Vec<bool> = Vec::new();
+    for b in sk.bones() {
+        let below = b.parent.is_some_and(|p| left_out[p]);
+        left_out.push(below || b.name.contains("arm"));
+    }
+    assert!(left_out.iter().any(|&x| x));
+    for (i, out) in left_out.iter().enumerate() {
+        if *out {
+            pose.local[i] = sk.bones()[i].rest;
+        }
+    }
+    let mut expected = Vec::new();
+    pose.compute_model(sk, &mut expected);
+    let given: Vec<bool> = left_out.iter().map(|x| !x).collect();
+    let mut model: Vec<Mat4> = walked
+        .iter()
+        .zip(&given)
+        .map(|(m, &g)| if g { *m } else { Mat4::ZERO })
+        .collect();
+    sk.complete_model(&given, &mut model);
+    for (i, (a, b)) in model.iter().zip(&expected).enumerate() {
+        let same = a
+            .to_cols_array()
+            .iter()
+            .zip(b.to_cols_array())
+            .all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(same, "bone {} `{}`: {a} vs {b}", i, sk.bones()[i].name);
+    }
+}
