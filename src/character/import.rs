@@ -492,75 +492,152 @@ pub(crate) fn skinned_mesh_names(src: &Source) -> Vec<String> {
         .collect()
 }
 
-/// The file's skinned meshes that may be a garment, in file order: all but the body, taken to
-/// be the one whose weights reach the most joints (a body moves with every limb, a garment
-/// with the few it covers). A file with one skinned mesh has none.
+/// The file's skinned meshes that may be a garment, in file order: all but the body
+/// ([`body_of`]). A file with one skinned mesh has none.
 pub(crate) fn garment_mesh_names(src: &Source) -> Vec<String> {
     let Some(skin) = src.doc.skins().next() else {
         return Vec::new();
     };
     let joints = skin.joints().count();
-    let reach = |node: &gltf::Node| -> usize {
-        let mut used = vec![false; joints];
-        for prim in node.mesh().iter().flat_map(|m| m.primitives()) {
-            let Ok(part) = read_primitive(src, &prim, joints) else {
-                continue;
-            };
-            for (j, w) in part.joints.iter().zip(&part.weights) {
-                for k in 0..4 {
-                    if w[k] > 0.0 {
-                        used[j[k] as usize] = true;
+    let reach: Vec<usize> = skinned_nodes(src, &skin)
+        .map(|n| {
+            let parts = n.mesh().into_iter().flat_map(|m| m.primitives());
+            let parts: Vec<SkinnedMesh> = parts
+                .filter_map(|p| read_primitive(src, &p, joints).ok())
+                .collect();
+            joint_reach(&parts, joints)
+        })
+        .collect();
+    let body = body_of(&reach);
+    skinned_nodes(src, &skin)
+        .enumerate()
+        .filter(|&(i, _)| Some(i) != body)
+        .filter_map(|(_, n)| {
+            n.name()
+                .or_else(|| n.mesh().and_then(|m| m.name()))
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// How many of the skin's `joints` the weights of a mesh's `parts` reach.
+fn joint_reach<'a>(parts: impl IntoIterator<Item = &'a SkinnedMesh>, joints: usize) -> usize {
+    let mut used = vec![false; joints];
+    for part in parts {
+        for (j, w) in part.joints.iter().zip(&part.weights) {
+            for k in 0..4 {
+                if w[k] > 0.0 {
+                    if let Some(u) = used.get_mut(j[k] as usize) {
+                        *u = true;
                     }
                 }
             }
         }
-        used.iter().filter(|&&u| u).count()
-    };
-    let nodes: Vec<(String, usize)> = skinned_nodes(src, &skin)
-        .filter_map(|n| {
-            let name = n.name().or_else(|| n.mesh().and_then(|m| m.name()))?;
-            Some((name.to_string(), reach(&n)))
-        })
+    }
+    used.iter().filter(|&&u| u).count()
+}
+
+/// Which of the skinned meshes, by how many joints each `reach`es, is the body: the one
+/// reaching the most (a body moves with every limb, a garment with the few it covers), the
+/// first of equals.
+fn body_of(reach: &[usize]) -> Option<usize> {
+    (0..reach.len()).max_by_key(|&i| (reach[i], std::cmp::Reverse(i)))
+}
+
+/// Beside a garment picked from the character's file, a skinned mesh other than the body
+/// ([`body_of`]) stays part of the body when the diagonal of its box at rest is less than this
+/// share of the body's: eyes, teeth, lashes, a hair bun. A larger one (a second garment: a
+/// skirt beside the coat picked) is left out of the body, so no ellipsoid is fitted round it
+/// and the coverage does not count it as skin; it is not drawn either.
+pub(crate) const BODY_PART_SHARE: f32 = 0.2;
+
+/// A skinned mesh node's triangle primitives, each with its vertices placed at the rest pose
+/// in the file's world space (position, normal).
+struct NodeParts {
+    parts: Vec<(SkinnedMesh, Vec<(Vec3, Vec3)>)>,
+}
+
+impl NodeParts {
+    /// The diagonal of the box round the placed vertices (0 with none).
+    fn diagonal(&self) -> f32 {
+        let placed = || {
+            self.parts
+                .iter()
+                .flat_map(|(_, v)| v.iter().map(|&(p, _)| p))
+        };
+        let lo = placed().fold(Vec3::INFINITY, Vec3::min);
+        let hi = placed().fold(Vec3::NEG_INFINITY, Vec3::max);
+        if lo.cmple(hi).all() {
+            lo.distance(hi)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Which of the skinned meshes `nodes` (the picked garment already left out) make the body
+/// beside a garment picked from the file: the body ([`body_of`]) and those smaller than
+/// [`BODY_PART_SHARE`] of it.
+fn body_beside_garment(nodes: &[NodeParts], joints: usize) -> Vec<bool> {
+    let reach: Vec<usize> = nodes
+        .iter()
+        .map(|n| joint_reach(n.parts.iter().map(|(p, _)| p), joints))
         .collect();
-    let body = (0..nodes.len()).max_by_key(|&i| (nodes[i].1, std::cmp::Reverse(i)));
-    nodes
-        .into_iter()
-        .enumerate()
-        .filter(|&(i, _)| Some(i) != body)
-        .map(|(_, (name, _))| name)
+    let Some(body) = body_of(&reach) else {
+        return Vec::new();
+    };
+    let size = nodes[body].diagonal();
+    (0..nodes.len())
+        .map(|i| i == body || nodes[i].diagonal() < BODY_PART_SHARE * size)
         .collect()
 }
 
 /// Every triangle primitive of every mesh node bound to the skin but the garment's, merged,
 /// with joints as bone indices; and each vertex in the file's world space at the rest pose.
+/// Beside a picked garment, only the meshes [`body_beside_garment`] keeps.
 fn read_meshes(
     src: &Source,
     skin: &gltf::Skin,
     skinning: &Skinning,
     garment: Option<&str>,
 ) -> Result<(SkinnedMesh, Vec<Vec3>), RigError> {
-    let mut mesh = SkinnedMesh::default();
-    let mut bind_world = Vec::new();
-    let body = skinned_nodes(src, skin).filter(|n| !garment.is_some_and(|g| is_named(n, g)));
-    for node in body {
+    let mut nodes = Vec::new();
+    for node in skinned_nodes(src, skin).filter(|n| !garment.is_some_and(|g| is_named(n, g))) {
         let Some(m) = node.mesh() else { continue };
+        let mut parts = Vec::new();
         for prim in m.primitives() {
             if prim.mode() != gltf::mesh::Mode::Triangles {
                 continue;
             }
             let part = read_primitive(src, &prim, skinning.joint_bone.len())?;
-            let base = mesh.positions.len() as u32;
-            for v in 0..part.positions.len() {
-                let (p, n) = skinning.place(&part, v);
-                bind_world.push(p);
-                mesh.normals.push(n);
-                mesh.joints
-                    .push(part.joints[v].map(|x| skinning.joint_bone[x as usize]));
-                mesh.weights.push(part.weights[v]);
-            }
-            mesh.positions.extend(part.positions);
-            mesh.indices.extend(part.indices.iter().map(|i| i + base));
+            let placed = (0..part.positions.len())
+                .map(|v| skinning.place(&part, v))
+                .collect();
+            parts.push((part, placed));
         }
+        nodes.push(NodeParts { parts });
+    }
+    let keep = match garment {
+        Some(_) => body_beside_garment(&nodes, skinning.joint_bone.len()),
+        None => vec![true; nodes.len()],
+    };
+    let mut mesh = SkinnedMesh::default();
+    let mut bind_world = Vec::new();
+    let kept = nodes
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(n, k)| k.then_some(n));
+    for (part, placed) in kept.flat_map(|n| n.parts) {
+        let base = mesh.positions.len() as u32;
+        for (v, (p, n)) in placed.into_iter().enumerate() {
+            bind_world.push(p);
+            mesh.normals.push(n);
+            mesh.joints
+                .push(part.joints[v].map(|x| skinning.joint_bone[x as usize]));
+            mesh.weights.push(part.weights[v]);
+        }
+        mesh.positions.extend(part.positions);
+        mesh.indices.extend(part.indices.iter().map(|i| i + base));
     }
     if mesh.positions.is_empty() {
         return Err(src.err("no triangle mesh is bound to the skin"));

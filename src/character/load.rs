@@ -227,7 +227,8 @@ impl Character {
     /// Loads the character from `path` (settings as [`Character::open`]) with the skinned mesh
     /// called `garment` (a node's or its mesh's name) taken out of the body: the garment the
     /// character wears in its own file, in character space at the bind pose. The body's skin,
-    /// ellipsoids and coverage come from the other meshes.
+    /// ellipsoids and coverage come from the body's mesh and the small meshes beside it; the
+    /// file's other garments are left out (`import::BODY_PART_SHARE`).
     pub fn open_wearing(
         path: &Path,
         bone_map: Option<&Path>,

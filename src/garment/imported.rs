@@ -110,6 +110,13 @@ pub struct FoundGrid {
     bindings: Vec<Binding>,
 }
 
+impl FoundGrid {
+    /// The height between two rows at rest, metres.
+    fn row_height(&self) -> f32 {
+        (self.pin_height - self.hem_height) / (self.rows - 1) as f32
+    }
+}
+
 /// Where the leg lines start lifting a garment's rows over the legs, as a share of the way
 /// from the hips down to the knees (at rest): from the hips' own height, where a thigh raised
 /// to a stride first reaches the cloth.
@@ -203,12 +210,7 @@ impl ImportedGarment {
             ..GridLayout::default()
         };
         GarmentRig::check_layout(&layout)?;
-        let cut = ImportedCut {
-            worn,
-            parts: &parts,
-            grid: &grid,
-            to_sleeve: distances_to_sleeves(worn, &parts),
-        };
+        let cut = ImportedCut::new(worn, &parts, &grid);
         let rig = GarmentRig::new(
             character,
             &model,
@@ -761,8 +763,11 @@ fn ray_triangle(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<(f
     (d >= 0.0).then_some((d, [1.0 - u - v, u, v]))
 }
 
-/// Per vertex of `worn`, the distance to its nearest sleeve vertex (infinite without sleeves).
-fn distances_to_sleeves(worn: &WornMesh, parts: &[Part]) -> Vec<f32> {
+/// Per vertex of `worn`, the distance to its nearest sleeve vertex when that is nearer than
+/// `within`, else (and without sleeves) infinite. A search bounded so is a few cells of the
+/// sleeves' grid round each vertex; an unbounded one reads most of a sleeve for each vertex of
+/// the chest and back, which lie far from the arms.
+fn distances_to_sleeves(worn: &WornMesh, parts: &[Part], within: f32) -> Vec<f32> {
     let pos = &worn.mesh.positions;
     let sleeves: Vec<Vec3> = (0..pos.len())
         .filter(|&v| parts[v] == Part::Sleeve)
@@ -773,7 +778,10 @@ fn distances_to_sleeves(worn: &WornMesh, parts: &[Part]) -> Vec<f32> {
     }
     let grid = PointGrid::new(sleeves);
     pos.iter()
-        .map(|&p| grid.nearest::<1>(p)[0].map_or(f32::INFINITY, |i| grid.points()[i].distance(p)))
+        .map(|&p| {
+            grid.nearest_within::<1>(p, within)[0]
+                .map_or(f32::INFINITY, |i| grid.points()[i].distance(p))
+        })
         .collect()
 }
 
@@ -783,7 +791,9 @@ struct ImportedCut<'a> {
     worn: &'a WornMesh,
     parts: &'a [Part],
     grid: &'a FoundGrid,
-    /// Per vertex, its distance to the nearest sleeve vertex (infinite without sleeves).
+    /// Per vertex, its distance to the nearest sleeve vertex where that is within two rows'
+    /// height, infinite beyond (and without sleeves): the armholes' fade ([`Self::cloth_share`])
+    /// is over one.
     to_sleeve: Vec<f32>,
 }
 
@@ -812,7 +822,16 @@ fn surface_frame(pos: &[Vec3], cols: usize, rows: usize, (u, v): (f32, f32)) -> 
     (p, Mat3::from_cols(e1, e2, n))
 }
 
-impl ImportedCut<'_> {
+impl<'a> ImportedCut<'a> {
+    fn new(worn: &'a WornMesh, parts: &'a [Part], grid: &'a FoundGrid) -> Self {
+        Self {
+            worn,
+            parts,
+            grid,
+            to_sleeve: distances_to_sleeves(worn, parts, 2.0 * grid.row_height()),
+        }
+    }
+
     /// The render vertices the grid alone drives, with their grid places and their rest offsets
     /// from the grid's surface in its frame (particles at `rest`).
     fn fully_on_grid(&self, rest: &[Vec3]) -> Vec<(u32, (f32, f32), Vec3)> {
@@ -837,7 +856,7 @@ impl ImportedCut<'_> {
         }
         let (uv, below_pin) = self.grid_place(self.worn.mesh.positions[v]);
         // Round the armholes the grid's share fades in over a row's height too.
-        let band = (self.grid.pin_height - self.grid.hem_height) / (self.grid.rows - 1) as f32;
+        let band = self.grid.row_height();
         Some((uv, below_pin * smoothstep(0.0, band, self.to_sleeve[v])))
     }
 
@@ -895,5 +914,75 @@ impl Tailor for ImportedCut<'_> {
         let p = self.worn.mesh.positions.get(v as usize).copied()?;
         (self.parts.get(v as usize) != Some(&Part::Sleeve) && p.y < self.grid.pin_height)
             .then(|| self.grid_place(p).0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cloth_tuner_assets::garment::{garment_file_glb, GarmentKind};
+    use cloth_tuner_assets::test_rig::RigStyle;
+
+    /// Per vertex of `worn`, the distance to its nearest sleeve vertex over every sleeve vertex
+    /// (infinite without sleeves).
+    fn over_every_sleeve_vertex(worn: &WornMesh, parts: &[Part]) -> Vec<f32> {
+        let pos = &worn.mesh.positions;
+        pos.iter()
+            .map(|&p| {
+                (0..pos.len())
+                    .filter(|&s| parts[s] == Part::Sleeve)
+                    .map(|s| pos[s].distance(p))
+                    .fold(f32::INFINITY, f32::min)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_vertex_shares_its_skinning_as_a_search_over_every_sleeve_vertex_says() {
+        let character = Character::builtin();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jacket.glb");
+        let bytes = garment_file_glb(GarmentKind::ShortJacket, &RigStyle::default());
+        std::fs::write(&path, bytes).unwrap();
+        let worn = character.read_garment(&path, None).unwrap();
+        let model = rest_model(&character);
+        let parts = vertex_parts(&character, &worn);
+        // The pin line across the chest, so the armholes are in the simulated part.
+        let choice = GridChoice {
+            pin_height_m: Some(1.35),
+            ..GridChoice::default()
+        };
+        let grid = find_grid(&character, &model, &worn, &parts, &choice).unwrap();
+        let bounded = ImportedCut::new(&worn, &parts, &grid);
+        let every = ImportedCut {
+            to_sleeve: over_every_sleeve_vertex(&worn, &parts),
+            ..ImportedCut::new(&worn, &parts, &grid)
+        };
+        // The grid's share fades in round the armholes, and many vertices lie further from the
+        // sleeves than the bounded search looks.
+        let fading = (0..worn.mesh.positions.len())
+            .filter(|&v| {
+                every
+                    .cloth_share(v)
+                    .is_some_and(|(_, w)| w > 0.0 && w < 1.0)
+            })
+            .filter(|&v| every.to_sleeve[v] < grid.row_height())
+            .count();
+        assert!(fading > 20, "{fading} vertices fade in round the armholes");
+        let unbounded = bounded.to_sleeve.iter().filter(|d| d.is_infinite()).count();
+        assert!(
+            unbounded > bounded.to_sleeve.len() / 4,
+            "{unbounded} of {} found no sleeve",
+            bounded.to_sleeve.len()
+        );
+        let bits = |s: Option<((f32, f32), f32)>| s.map(|((u, v), w)| [u, v, w].map(f32::to_bits));
+        for v in 0..worn.mesh.positions.len() {
+            assert_eq!(
+                bits(bounded.cloth_share(v)),
+                bits(every.cloth_share(v)),
+                "vertex {v}: {} m from a sleeve",
+                every.to_sleeve[v]
+            );
+        }
     }
 }

@@ -72,62 +72,163 @@ impl PointGrid {
     }
 
     /// The (up to) `K` points nearest `p`, nearest first, ties by index: the first `K` of all
-    /// the points sorted by squared distance to `p` and then index. Shells of cells are taken
-    /// around `p`'s cell until the `K`th nearest found is nearer than anything in a shell not
-    /// yet taken can be: a point `s + 1` cells away along some axis is at least `s` cells
-    /// away from `p`, which lies in (or, clamped, beyond) its cell.
+    /// the points sorted by squared distance to `p` and then index.
     pub(crate) fn nearest<const K: usize>(&self, p: Vec3) -> [Option<usize>; K] {
-        let mut found: Vec<(f32, u32)> = Vec::new();
-        let centre = self.cell_of(p);
-        let shells = self.dims.iter().max().copied().unwrap_or(1);
-        // A total order (indices differ), so the K kept are the same however they are found.
-        let order = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-        for s in 0..shells {
-            self.add_shell(centre, s, p, &mut found);
-            if K == 0 || found.len() < K {
-                continue;
-            }
-            // The K nearest so far, the Kth last; the rest can never be among them.
-            found.select_nth_unstable_by(K - 1, order);
-            found.truncate(K);
-            // Half a cell less, so a point put in a neighbouring cell by rounding is covered.
-            let reach = (s as f32 - 0.5).max(0.0) * self.cell;
-            if found[K - 1].0 < reach * reach {
-                break;
-            }
-        }
-        found.sort_by(order);
-        std::array::from_fn(|k| found.get(k).map(|&(_, i)| i as usize))
+        self.nearest_within::<K>(p, f32::INFINITY)
     }
 
-    /// Appends the points of the cells exactly `s` cells from `centre` (the largest of the
-    /// three index differences), with their squared distances to `p`.
-    fn add_shell(&self, centre: [usize; 3], s: usize, p: Vec3, found: &mut Vec<(f32, u32)>) {
+    /// The (up to) `K` points nearest `p` among those nearer than `within`, nearest first,
+    /// ties by index: the first `K` of those points sorted by squared distance to `p` and then
+    /// index. Shells of cells are taken around `p`'s cell until the `K`th nearest found is
+    /// nearer than anything in a shell not yet taken can be ([`PointGrid::beyond_squared`]);
+    /// in each shell, the cells that lie further from `p` than the `K`th nearest found so far
+    /// are passed over unread. Allocates nothing.
+    pub(crate) fn nearest_within<const K: usize>(
+        &self,
+        p: Vec3,
+        within: f32,
+    ) -> [Option<usize>; K] {
+        // As a search over every point starting from f32::MAX would.
+        let limit = (within * within).min(f32::MAX);
+        let mut best = Best::<K> {
+            kept: [(limit, u32::MAX); K],
+            len: 0,
+        };
+        if K > 0 {
+            let centre = self.cell_of(p);
+            let shells = self.dims.iter().max().copied().unwrap_or(1);
+            for s in 0..shells {
+                self.add_shell(centre, s, p, &mut best);
+                if best.worst() < self.beyond_squared(centre, s, p) {
+                    break;
+                }
+            }
+        }
+        std::array::from_fn(|k| (k < best.len).then(|| best.kept[k].1 as usize))
+    }
+
+    /// At most the squared distance from `p` to any point in a cell more than `s` cells from
+    /// `centre` along some axis (infinite when there is none): such a point lies beyond a face
+    /// of the cube of cells taken, so it is at least as far from `p` along that face's axis as
+    /// the face, and along the other two at least as far as the grid's box. A query outside
+    /// the box (clamped to its edge cells) so stops as soon as nothing beyond can be nearer,
+    /// not when the shells have reached as far as it lies.
+    fn beyond_squared(&self, centre: [usize; 3], s: usize, p: Vec3) -> f32 {
+        let half = 0.5 * self.cell;
+        let rel = p - self.origin;
+        // Per axis, how far `p` lies outside the grid's box.
+        let outside = [0, 1, 2].map(|a| {
+            let size = self.dims[a] as f32 * self.cell;
+            ((-rel[a]).max(rel[a] - size) - half).max(0.0)
+        });
+        let mut bound = f32::INFINITY;
+        for a in 0..3 {
+            let across: f32 = (0..3)
+                .filter(|&b| b != a)
+                .map(|b| outside[b] * outside[b])
+                .sum();
+            // Cells below the cube along `a` end where cell `centre - s` begins; cells above
+            // it begin where cell `centre + s` ends.
+            let below = (centre[a] > s).then(|| rel[a] - (centre[a] - s) as f32 * self.cell);
+            let above = (centre[a] + s + 1 < self.dims[a])
+                .then(|| (centre[a] + s + 1) as f32 * self.cell - rel[a]);
+            for gap in [below, above].into_iter().flatten() {
+                let gap = (gap - half).max(0.0);
+                bound = bound.min(gap * gap + across);
+            }
+        }
+        bound
+    }
+
+    /// At most the squared distance along axis `a` from `rel` (a position relative to the
+    /// origin) to any point in cell `i` along that axis. Each cell is taken half a cell wider
+    /// on each side, so a point put in a neighbouring cell by rounding is covered.
+    fn gap_squared(&self, rel: f32, i: usize) -> f32 {
+        let lo = (i as f32 - 0.5) * self.cell;
+        let hi = (i as f32 + 1.5) * self.cell;
+        let gap = (lo - rel).max(rel - hi).max(0.0);
+        gap * gap
+    }
+
+    /// Offers `best` the points of the cells exactly `s` cells from `centre` (the largest of
+    /// the three index differences), passing over the planes, rows and cells of them that lie
+    /// further from `p` than the worst point `best` keeps.
+    fn add_shell<const K: usize>(&self, centre: [usize; 3], s: usize, p: Vec3, best: &mut Best<K>) {
+        let rel = p - self.origin;
         let range = |a: usize| centre[a].saturating_sub(s)..=(centre[a] + s).min(self.dims[a] - 1);
         for z in range(2) {
+            let gz = self.gap_squared(rel.z, z);
+            if gz > best.worst() {
+                continue;
+            }
             for y in range(1) {
+                let gyz = gz + self.gap_squared(rel.y, y);
+                if gyz > best.worst() {
+                    continue;
+                }
                 // Inside the shell's faces in y and z, only its two ends in x are on it: the
-                // shell's cells are visited alone (in the order walking the whole cube gives),
-                // so a far query costs its shells' surfaces, not their volumes.
+                // shell's cells are visited alone, so a far query costs its shells' surfaces,
+                // not their volumes.
                 let inner = z.abs_diff(centre[2]) < s && y.abs_diff(centre[1]) < s;
                 let ends = [
                     centre[0].checked_sub(s),
                     Some(centre[0] + s).filter(|&x| x < self.dims[0]),
                 ];
-                let (mut all, mut two) = (range(0), ends.into_iter().flatten());
-                let xs: &mut dyn Iterator<Item = usize> = if inner { &mut two } else { &mut all };
-                for x in xs {
+                let mut visit = |x: usize| {
+                    if gyz + self.gap_squared(rel.x, x) > best.worst() {
+                        return;
+                    }
                     let c = self.flat([x, y, z]);
                     for &i in &self.items[self.start[c] as usize..self.start[c + 1] as usize] {
-                        let d = self.points[i as usize].distance_squared(p);
-                        // As a search over every point starting from f32::MAX would.
-                        if d < f32::MAX {
-                            found.push((d, i));
-                        }
+                        best.offer(self.points[i as usize].distance_squared(p), i);
                     }
+                };
+                if inner {
+                    ends.into_iter().flatten().for_each(&mut visit);
+                } else {
+                    range(0).for_each(&mut visit);
                 }
             }
         }
+    }
+}
+
+/// The `K` nearest points found so far, nearest first, ties by index.
+struct Best<const K: usize> {
+    /// The first `len` are found; the rest hold the limit a point must be nearer than.
+    kept: [(f32, u32); K],
+    len: usize,
+}
+
+impl<const K: usize> Best<K> {
+    /// The squared distance a point must not exceed to be kept: the `K`th nearest's once `K`
+    /// are found, the limit before.
+    fn worst(&self) -> f32 {
+        self.kept.last().map_or(f32::NEG_INFINITY, |k| k.0)
+    }
+
+    /// Keeps point `i` at squared distance `d` if it is among the `K` nearest so far.
+    fn offer(&mut self, d: f32, i: u32) {
+        let Some(&last) = self.kept.last() else {
+            return;
+        };
+        // Not yet full, a point must be nearer than the limit; full, before the last kept.
+        let before = |a: (f32, u32), b: (f32, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
+        let keep = if self.len < K {
+            d < last.0
+        } else {
+            before((d, i), last)
+        };
+        if !keep {
+            return;
+        }
+        let mut at = self.len.min(K - 1);
+        while at > 0 && before((d, i), self.kept[at - 1]) {
+            self.kept[at] = self.kept[at - 1];
+            at -= 1;
+        }
+        self.kept[at] = (d, i);
+        self.len = (self.len + 1).min(K);
     }
 }
 
@@ -175,6 +276,24 @@ mod tests {
             );
             let got: Vec<usize> = grid.nearest::<16>(q).into_iter().flatten().collect();
             assert_eq!(got, every(&points, q, 16), "{q}");
+        }
+        // Queries far from the cloud along one axis, as a garment's hem is from its sleeves;
+        // and bounded searches, which find the nearest of those within the bound.
+        for j in 0..200 {
+            let t = j as f32 * 0.413;
+            let q = Vec3::new(t.sin() * 0.5, -0.2 - (j % 7) as f32 * 0.3, t.cos() * 0.2);
+            let got: Vec<usize> = grid.nearest::<1>(q).into_iter().flatten().collect();
+            assert_eq!(got, every(&points, q, 1), "{q}");
+            let within = 0.05 + (j % 5) as f32 * 0.2;
+            let got: Vec<usize> = grid
+                .nearest_within::<4>(q, within)
+                .into_iter()
+                .flatten()
+                .collect();
+            let near = every(&points, q, 4)
+                .into_iter()
+                .filter(|&i| points[i].distance_squared(q) < within * within);
+            assert_eq!(got, near.collect::<Vec<_>>(), "{q} within {within}");
         }
         // Fewer points than asked for: all of them, nearest first.
         let few = [Vec3::X, Vec3::ZERO, Vec3::Y];

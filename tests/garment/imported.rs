@@ -124,6 +124,29 @@ fn a_long_coat_in_the_characters_file_is_not_body_and_holds_on_the_walk() {
     );
 }
 
+#[test]
+fn a_second_garment_in_the_characters_file_is_not_body_either() {
+    let dir = tempfile::tempdir().unwrap();
+    let bare = Character::open(rig_of(dir.path(), &[], &[], 0.03), None).unwrap();
+    let both = [GarmentKind::LongCoat, GarmentKind::Skirt];
+    let path = rig_of(dir.path(), &both, &[], 0.03);
+    for (picked, other) in [both, [both[1], both[0]]].map(|[p, o]| (p.name(), o.name())) {
+        let (character, worn) = Character::open_wearing(&path, None, picked).unwrap();
+        assert_eq!(worn.name, picked);
+        assert!(
+            character.mesh.positions == bare.mesh.positions,
+            "wearing the {picked}, the {other} is not part of the body: {} body vertices, {} \
+             without garments",
+            character.mesh.positions.len(),
+            bare.mesh.positions.len()
+        );
+        assert_eq!(
+            character.ellipsoids, bare.ellipsoids,
+            "wearing the {picked}, the ellipsoids are fitted to the body alone"
+        );
+    }
+}
+
 /// The coat's vertices as read from `path` onto `character`, sorted (the files list them alike).
 fn coat_points(character: &Character, path: &Path) -> Vec<Vec3> {
     character.read_garment(path, None).unwrap().mesh.positions
