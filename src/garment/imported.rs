@@ -38,7 +38,7 @@ use super::rig::{
 };
 pub use super::settings::{GridChoice, Seam, DEFAULT_SPACING_M};
 use super::{Body, Garment, GarmentError, Posed};
-use crate::character::{Character, Role, WornMesh};
+use crate::character::{Character, MeshLook, Role, WornMesh};
 use crate::preset::Garment as Template;
 use crate::sim::{LegLines, LegRows};
 
@@ -150,6 +150,9 @@ pub struct ImportedGarment {
     /// and its offset from the grid's surface there in the surface's frame at rest: what the
     /// binding error is measured on.
     on_grid: Vec<(u32, (f32, f32), Vec3)>,
+    /// The mesh's primitives, texture coordinate sets and materials as its file had them
+    /// (its render vertices are the mesh's, in its order).
+    look: MeshLook,
 }
 
 impl ImportedGarment {
@@ -207,6 +210,7 @@ impl ImportedGarment {
             legs,
             lines,
             on_grid,
+            look: worn.look.clone(),
         })
     }
 
@@ -235,6 +239,11 @@ impl ImportedGarment {
     /// The grid found on the garment.
     pub fn grid(&self) -> &FoundGrid {
         &self.grid
+    }
+
+    /// The mesh's primitives, texture coordinate sets and materials as its file had them.
+    pub fn look(&self) -> &MeshLook {
+        &self.look
     }
 }
 
