@@ -345,7 +345,10 @@ impl Joints {
             let parent = if r == 0 {
                 j.followed(rig.particle_binding(c), nc)
             } else {
-                let above = sites.iter().position(|&x| x == (r - 1, c));
+                // The bone above, or (a hem bone between the article's columns) the one
+                // above to its left.
+                let above = (sites.iter().position(|&x| x == (r - 1, c)))
+                    .or_else(|| sites.iter().position(|&x| x == (r - 1, c.wrapping_sub(1))));
                 above.map_or(j.fallback, |a| j.cloth[a])
             };
             let local = j.world[parent as usize].inverse() * rest[s];
