@@ -196,6 +196,12 @@ pub fn write_rigged(
 /// `extras.cloth_tuner.grid`), to lay the same grid over it when it is loaded back
 /// ([`ImportedGarment::new`]).
 pub fn grid_choice(path: &Path) -> Result<GridChoice, RiggedError> {
+    rigged_garment(path).map(|(_, choice)| choice)
+}
+
+/// A rigged (or baked) file's garment: its mesh's name (`extras.cloth_tuner.garment`) and
+/// the grid it was built on ([`grid_choice`]).
+pub fn rigged_garment(path: &Path) -> Result<(String, GridChoice), RiggedError> {
     let err = |reason: String| RiggedError::Read {
         path: path.to_path_buf(),
         reason,
@@ -209,6 +215,10 @@ pub fn grid_choice(path: &Path) -> Result<GridChoice, RiggedError> {
             "extras.cloth_tuner.format is not `{FORMAT}`: not a rigged garment"
         )));
     }
+    let name = ours["garment"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| err("extras.cloth_tuner.garment: the garment mesh's name".into()))?;
     let grid = &ours["grid"];
     let count = |field: &str, min: u64| {
         grid[field]
@@ -230,13 +240,14 @@ pub fn grid_choice(path: &Path) -> Result<GridChoice, RiggedError> {
         Some(false) => Seam::Open,
         None => Seam::Auto,
     };
-    Ok(GridChoice {
+    let choice = GridChoice {
         rows: Some(count("rows", 3)?),
         cols: Some(count("columns", 5)?),
         pin_height_m: Some(pin as f32),
         seam,
         ..GridChoice::default()
-    })
+    };
+    Ok((name.to_string(), choice))
 }
 
 /// The garment's name in the file: the artist's mesh's own, or the template's preset name.
