@@ -3,8 +3,10 @@
 //! (`cloth_r{row}_c{col}`, each hanging from the one above it, the pinned row's from the body
 //! bone its particle follows) and the garment's own drivers (`cloth_driver_{k}`: a template
 //! jacket's shoulder pads and side bones, a hood's bone); the garment's mesh skinned to them
-//! (at most four weights a vertex, summing to 1) and the body's mesh, one skin with an inverse
-//! bind matrix for every joint; and in the root's `extras.cloth_tuner` the simulation grid
+//! (at most four weights a vertex, summing to 1) and the body's mesh, each as its file had it
+//! (its primitives, texture coordinate sets and materials with their textures and images,
+//! [`MeshLook`]; a template's one plain material), one skin with an inverse bind matrix for
+//! every joint; and in the root's `extras.cloth_tuner` the simulation grid
 //! (rows, columns, loop, pinned row, the particle under each cloth bone, each particle's max
 //! distance and edge flag) and the fabric preset. `docs/engines.md` ("The rigged garment")
 //! describes it and `docs/rigged-garment.schema.json` is the Schema of its extras.
