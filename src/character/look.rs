@@ -19,6 +19,9 @@ use gltf::json;
 use super::load::RigError;
 use super::source::{Source, MAX_FILE_BYTES};
 
+/// The most texture coordinate sets a primitive may have (`TEXCOORD_0` to `TEXCOORD_7`).
+pub const MAX_UV_SETS: usize = 8;
+
 /// One triangle primitive of the file, as it lies in the merged mesh.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LookPart {
@@ -95,6 +98,13 @@ impl MeshLook {
             })
             .max()
             .unwrap_or(0);
+        if sets > MAX_UV_SETS {
+            return Err(src.err(format!(
+                "a primitive has TEXCOORD_{}: texture coordinate sets 0 to {} are read",
+                sets - 1,
+                MAX_UV_SETS - 1
+            )));
+        }
         while self.uv_sets.len() < sets {
             self.uv_sets.push(vec![[0.0; 2]; first_vertex]);
         }

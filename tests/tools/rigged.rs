@@ -434,9 +434,11 @@ fn a_rigged_coat_is_valid_and_reloads_as_the_character_wearing_it_with_the_same_
     }
 }
 
-/// Per primitive of mesh `mesh` in `file`: its material's name and its texture coordinate
-/// sets (each a list of pairs).
-fn looks(file: &Read, mesh: &str) -> Vec<(Option<String>, Vec<Vec<[f32; 2]>>)> {
+/// A primitive's material's name and its texture coordinate sets (each a list of pairs).
+type Look = (Option<String>, Vec<Vec<[f32; 2]>>);
+
+/// Per primitive of mesh `mesh` in `file`, its [`Look`].
+fn looks(file: &Read, mesh: &str) -> Vec<Look> {
     let get = |b: gltf::Buffer| Some(&file.buffers[b.index()][..]);
     let mesh = file.doc.meshes().find(|m| m.name() == Some(mesh)).unwrap();
     mesh.primitives()
