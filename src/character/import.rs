@@ -23,12 +23,15 @@
 //! the file's own, retargeted through the roles; one whose name the file
 //! already uses is called `builtin_<name>` (see `rig/retarget.rs`).
 
+use std::sync::Arc;
+
 use glam::{Mat3, Mat4, Quat, Vec3};
 use gltf::accessor::Dimensions;
 use gltf::animation::{Interpolation, Property};
 
 use super::clip::{BoneTrack, Clip, Track};
 use super::load::{FoundRoles, RigError};
+use super::look::{Materials, MeshLook};
 use super::mesh::{SkinnedMesh, WornMesh, MAX_GARMENT_VERTICES};
 use super::retarget::retarget_clips;
 use super::roles::{vrm_roles, Role, Roles, RolesError};
@@ -130,7 +133,7 @@ pub(crate) fn import(
     let world = world_matrices(&nodes, &nodes.rest);
     let ibm = inverse_binds(src, &skin, nodes.joints.len())?;
     let skinning = Skinning::new(&skin, &nodes, &world, &ibm);
-    let (raw_mesh, bind_world) = read_meshes(src, &skin, &skinning, garment)?;
+    let (raw_mesh, bind_world, body_look) = read_meshes(src, &skin, &skinning, garment)?;
     let at_rest: Vec<Vec3> = std::iter::once(Vec3::ZERO)
         .chain(nodes.joints.iter().map(|&j| world[j].w_axis.truncate()))
         .collect();
@@ -182,6 +185,7 @@ pub(crate) fn import(
     let character = Character {
         skeleton,
         mesh,
+        body_look,
         inverse_bind,
         clips,
         ellipsoids: Vec::new(),
@@ -552,18 +556,18 @@ fn body_of(reach: &[usize]) -> Option<usize> {
 pub(crate) const BODY_PART_SHARE: f32 = 0.2;
 
 /// A skinned mesh node's triangle primitives, each with its vertices placed at the rest pose
-/// in the file's world space (position, normal).
-struct NodeParts {
-    parts: Vec<(SkinnedMesh, Vec<(Vec3, Vec3)>)>,
+/// in the file's world space (position, normal) and the file's primitive (for its look).
+struct NodeParts<'a> {
+    parts: Vec<(SkinnedMesh, Vec<(Vec3, Vec3)>, gltf::Primitive<'a>)>,
 }
 
-impl NodeParts {
+impl NodeParts<'_> {
     /// The diagonal of the box round the placed vertices (0 with none).
     fn diagonal(&self) -> f32 {
         let placed = || {
             self.parts
                 .iter()
-                .flat_map(|(_, v)| v.iter().map(|&(p, _)| p))
+                .flat_map(|(_, v, _)| v.iter().map(|&(p, _)| p))
         };
         let lo = placed().fold(Vec3::INFINITY, Vec3::min);
         let hi = placed().fold(Vec3::NEG_INFINITY, Vec3::max);
@@ -581,7 +585,7 @@ impl NodeParts {
 fn body_beside_garment(nodes: &[NodeParts], joints: usize) -> Vec<bool> {
     let reach: Vec<usize> = nodes
         .iter()
-        .map(|n| joint_reach(n.parts.iter().map(|(p, _)| p), joints))
+        .map(|n| joint_reach(n.parts.iter().map(|(p, _, _)| p), joints))
         .collect();
     let Some(body) = body_of(&reach) else {
         return Vec::new();
@@ -600,7 +604,7 @@ fn read_meshes(
     skin: &gltf::Skin,
     skinning: &Skinning,
     garment: Option<&str>,
-) -> Result<(SkinnedMesh, Vec<Vec3>), RigError> {
+) -> Result<(SkinnedMesh, Vec<Vec3>, MeshLook), RigError> {
     let mut nodes = Vec::new();
     for node in skinned_nodes(src, skin).filter(|n| !garment.is_some_and(|g| is_named(n, g))) {
         let Some(m) = node.mesh() else { continue };
@@ -613,7 +617,7 @@ fn read_meshes(
             let placed = (0..part.positions.len())
                 .map(|v| skinning.place(&part, v))
                 .collect();
-            parts.push((part, placed));
+            parts.push((part, placed, prim));
         }
         nodes.push(NodeParts { parts });
     }
@@ -623,11 +627,12 @@ fn read_meshes(
     };
     let mut mesh = SkinnedMesh::default();
     let mut bind_world = Vec::new();
+    let mut look = MeshLook::default();
     let kept = nodes
         .into_iter()
         .zip(keep)
         .filter_map(|(n, k)| k.then_some(n));
-    for (part, placed) in kept.flat_map(|n| n.parts) {
+    for (part, placed, prim) in kept.flat_map(|n| n.parts) {
         let base = mesh.positions.len() as u32;
         for (v, (p, n)) in placed.into_iter().enumerate() {
             bind_world.push(p);
@@ -636,13 +641,17 @@ fn read_meshes(
                 .push(part.joints[v].map(|x| skinning.joint_bone[x as usize]));
             mesh.weights.push(part.weights[v]);
         }
-        mesh.positions.extend(part.positions);
+        let first_index = mesh.indices.len();
         mesh.indices.extend(part.indices.iter().map(|i| i + base));
+        let vertices = (base as usize, part.positions.len());
+        look.add_primitive(src, &prim, vertices, (first_index, part.indices.len()))?;
+        mesh.positions.extend(part.positions);
     }
     if mesh.positions.is_empty() {
         return Err(src.err("no triangle mesh is bound to the skin"));
     }
-    Ok((mesh, bind_world))
+    look.materials = Arc::new(Materials::read(src));
+    Ok((mesh, bind_world, look))
 }
 
 /// The skinned mesh called `name` in character space at the bind pose, with its texture
@@ -708,27 +717,23 @@ pub(super) fn read_node(
             out.mesh.joints.push(bones);
             out.mesh.weights.push(w);
         }
-        out.uvs.extend(read_uvs(src, &prim, part.positions.len())?);
+        let first_index = out.mesh.indices.len();
         out.mesh
             .indices
             .extend(part.indices.iter().map(|i| i + base));
+        out.look.add_primitive(
+            src,
+            &prim,
+            (base as usize, part.positions.len()),
+            (first_index, part.indices.len()),
+        )?;
     }
+    out.uvs = out.look.first_uvs(out.mesh.positions.len());
+    out.look.materials = Arc::new(Materials::read(src));
     if out.mesh.indices.is_empty() {
         return Err(src.err(format!("the garment `{name}` has no triangles")));
     }
     Ok(out)
-}
-
-/// A primitive's first texture coordinates (0, 0 for every vertex when it has none).
-fn read_uvs(src: &Source, prim: &gltf::Primitive, n: usize) -> Result<Vec<[f32; 2]>, RigError> {
-    let Some(acc) = prim.get(&gltf::Semantic::TexCoords(0)) else {
-        return Ok(vec![[0.0; 2]; n]);
-    };
-    let uv = src.read_unit_or_f32(&acc, Dimensions::Vec2, "texture coordinates")?;
-    if uv.len() != n * 2 {
-        return Err(src.err("mesh attributes have different vertex counts"));
-    }
-    Ok(uv.chunks_exact(2).map(|c| [c[0], c[1]]).collect())
 }
 
 /// One primitive's attributes with skin-list joint indices and weights summing to 1 (a mesh

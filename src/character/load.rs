@@ -13,6 +13,7 @@ use gltf::animation::{Interpolation, Property};
 use super::clip::{BoneTrack, Clip, Track};
 use super::ellipsoid::Ellipsoid;
 use super::ellipsoid_fit::fit_ellipsoids;
+use super::look::{Materials, MeshLook};
 use super::mesh::{SkinnedMesh, WornMesh};
 use super::roles::{Role, Roles};
 use super::roles_shape::BindPose;
@@ -144,6 +145,8 @@ pub struct Character {
     pub skeleton: Skeleton,
     /// Body mesh, bind pose in character space; joint indices are skeleton indices.
     pub mesh: SkinnedMesh,
+    /// The body's primitives, texture coordinates and materials as its file had them.
+    pub body_look: MeshLook,
     /// One inverse bind matrix per bone (character space to bone space at bind time).
     pub inverse_bind: Vec<Mat4>,
     /// Animation clips.
@@ -405,7 +408,7 @@ impl Loader<'_> {
             .nodes()
             .find(|n| n.mesh().is_some() && n.skin().is_some_and(|s| s.index() == skin.index()))
             .ok_or_else(|| self.err("no skinned mesh node"))?;
-        let mesh = self.read_mesh(&mesh_node, skeleton.len())?;
+        let (mesh, body_look) = self.read_mesh(&mesh_node, skeleton.len())?;
 
         let rest: Vec<Frame> = skeleton.bones().iter().map(|b| b.rest).collect();
         let clips = doc
@@ -432,6 +435,7 @@ impl Loader<'_> {
         Ok(Character {
             skeleton,
             mesh,
+            body_look,
             inverse_bind,
             clips,
             ellipsoids,
@@ -622,7 +626,12 @@ impl Loader<'_> {
             .unwrap_or_default()
     }
 
-    fn read_mesh(&self, node: &gltf::Node, bone_count: usize) -> Result<SkinnedMesh, RigError> {
+    /// The skinned node's first primitive and how it looks.
+    fn read_mesh(
+        &self,
+        node: &gltf::Node,
+        bone_count: usize,
+    ) -> Result<(SkinnedMesh, MeshLook), RigError> {
         let mesh = node
             .mesh()
             .ok_or_else(|| self.err("the skinned node has no mesh"))?;
@@ -633,7 +642,12 @@ impl Loader<'_> {
         if prim.mode() != gltf::mesh::Mode::Triangles {
             return Err(self.err("the mesh must be a triangle list"));
         }
-        super::import::read_primitive(self.src, &prim, bone_count)
+        let mesh = super::import::read_primitive(self.src, &prim, bone_count)?;
+        let mut look = MeshLook::default();
+        let counts = (mesh.positions.len(), mesh.indices.len());
+        look.add_primitive(self.src, &prim, (0, counts.0), (0, counts.1))?;
+        look.materials = std::sync::Arc::new(Materials::read(self.src));
+        Ok((mesh, look))
     }
 }
 

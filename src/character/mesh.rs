@@ -32,6 +32,8 @@ pub struct WornMesh {
     pub mesh: SkinnedMesh,
     /// Per vertex, the first texture coordinates (0, 0 where the file has none).
     pub uvs: Vec<[f32; 2]>,
+    /// Its primitives, texture coordinate sets and materials as the file had them.
+    pub look: super::MeshLook,
 }
 
 impl SkinnedMesh {

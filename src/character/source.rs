@@ -24,6 +24,8 @@ pub(crate) struct Source {
     pub buffers: Vec<Vec<u8>>,
     /// The JSON document as plain JSON (extras, VRM extensions).
     pub json: serde_json::Value,
+    /// The folder external buffers and images are read from (`None`: they are not read).
+    pub base: Option<std::path::PathBuf>,
 }
 
 impl Source {
@@ -77,6 +79,7 @@ impl Source {
             doc: gltf.document,
             buffers: Vec::new(),
             json,
+            base: base.map(Path::to_path_buf),
         };
         source.buffers = source.read_buffers(gltf.blob, base)?;
         Ok(source)

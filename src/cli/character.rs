@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::character::{Character, RigError, WornMesh};
+use crate::character::{Character, RigError, SkinnedMesh, WornMesh};
 use crate::garment::imported::{GridChoice, ImportedGarment};
 use crate::scene::Outfit;
 
@@ -65,6 +65,25 @@ impl CharacterArgs {
         };
         let outfit = outfit_of(&character, &worn, &file)?;
         Ok((character, outfit))
+    }
+
+    /// The baked (or rigged) file `--character` names, wearing its own garment
+    /// (`extras.cloth_tuner.garment`, or `--garment-mesh`) on the grid it was baked on, and
+    /// that garment's mesh as the file skins it, for [`crate::scene::Scene::play_baked`].
+    pub fn load_baked(&self) -> anyhow::Result<(Arc<Character>, Outfit, Arc<SkinnedMesh>)> {
+        let Some(path) = &self.character else {
+            anyhow::bail!("--baked plays a file `bake` wrote: give it as --character BAKED.glb");
+        };
+        if self.garment.is_some() {
+            anyhow::bail!("--baked plays the garment inside the baked file: drop --garment");
+        }
+        let (name, choice) = crate::export::rigged::rigged_garment(path)?;
+        let name = self.garment_mesh.clone().unwrap_or(name);
+        let (character, worn) = Character::open_wearing(path, self.bone_map.as_deref(), &name)?;
+        let garment = ImportedGarment::new(&character, &worn, &choice)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let outfit = Outfit::Garment(Arc::new(garment));
+        Ok((Arc::new(character), outfit, Arc::new(worn.mesh)))
     }
 
     /// The name pictures of this character carry: its file stem (none for the built-in),

@@ -227,6 +227,11 @@ pub enum Command {
         /// Debug overlays to draw, comma separated or repeated.
         #[arg(long, value_enum, value_delimiter = ',')]
         overlay: Vec<render::OverlayName>,
+        /// Play a baked file instead of simulating: --character is a file `bake` wrote; it
+        /// wears its own garment, and the clip's keys move the cloth bones as an engine
+        /// playing the file would (the preset is read for its look only).
+        #[arg(long, requires = "character")]
+        baked: bool,
         /// No progress bar and no summary.
         #[arg(long)]
         quiet: bool,
@@ -413,6 +418,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             camera,
             out,
             overlay,
+            baked,
             quiet,
         }) => render_command(render::RenderArgs {
             preset,
@@ -425,6 +431,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             camera,
             out,
             overlays: overlay,
+            baked,
             quiet,
         }),
         #[cfg(feature = "gui")]

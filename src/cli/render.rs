@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use indicatif::ProgressBar;
 
 use super::progress_bar_of;
-use crate::character::Character;
+use crate::character::{Character, SkinnedMesh};
 use crate::picture::{PngWriter, Rgba};
 use crate::preset::Preset;
 pub use crate::render::headless::CameraSpec;
@@ -114,6 +114,9 @@ pub struct Job {
     pub overlays: Overlays,
     /// Draw the onion-skin trails ([`OverlayName::Trails`]) over each picture.
     pub trails: bool,
+    /// Play a baked clip: the garment's mesh as the baked file skins it
+    /// ([`Scene::play_baked`]); `None` simulates.
+    pub baked: Option<Arc<SkinnedMesh>>,
 }
 
 impl Job {
@@ -157,6 +160,7 @@ impl Job {
             cameras,
             overlays: overlays(overlay_names),
             trails: overlay_names.contains(&OverlayName::Trails),
+            baked: None,
         })
     }
 
@@ -224,9 +228,12 @@ struct JobRun {
 
 impl JobRun {
     fn new(job: &Job) -> anyhow::Result<JobRun> {
-        let scene = (job.outfit)
+        let mut scene = (job.outfit)
             .scene(job.character.clone(), &job.preset, &job.clip)
             .with_context(|| format!("{} on clip `{}`", job.preset_path.display(), job.clip))?;
+        if let Some(worn) = &job.baked {
+            scene.play_baked(worn.clone())?;
+        }
         let look = job.preset.look;
         let trail = job.trails.then(|| {
             let mut t = TrailBuffer::new(&scene, trail_rows(&job.preset));
@@ -408,12 +415,20 @@ pub struct RenderArgs {
     pub camera: CameraSpec,
     pub out: PathBuf,
     pub overlays: Vec<OverlayName>,
+    /// Play the baked file `character` names instead of simulating ([`Scene::play_baked`]).
+    pub baked: bool,
     pub quiet: bool,
 }
 
 /// `render`: writes one PNG per frame and returns their paths and the timings.
 pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
-    let (character, outfit) = args.character.load_outfit()?;
+    let (character, outfit, baked) = if args.baked {
+        let (character, outfit, worn) = args.character.load_baked()?;
+        (character, outfit, Some(worn))
+    } else {
+        let (character, outfit) = args.character.load_outfit()?;
+        (character, outfit, None)
+    };
     let job_of = |preset: &Path| {
         Job::new(
             &character,
@@ -424,7 +439,10 @@ pub fn render(args: &RenderArgs) -> anyhow::Result<(Vec<PathBuf>, Timings)> {
             vec![args.camera],
             &args.overlays,
         )
-        .map(|job| job.wearing(outfit.clone()))
+        .map(|job| Job {
+            baked: baked.clone(),
+            ..job.wearing(outfit.clone())
+        })
     };
     let job = job_of(&args.preset)?;
     let job_b = args.preset_b.as_deref().map(job_of).transpose()?;

@@ -3,8 +3,10 @@
 //! (`cloth_r{row}_c{col}`, each hanging from the one above it, the pinned row's from the body
 //! bone its particle follows) and the garment's own drivers (`cloth_driver_{k}`: a template
 //! jacket's shoulder pads and side bones, a hood's bone); the garment's mesh skinned to them
-//! (at most four weights a vertex, summing to 1) and the body's mesh, one skin with an inverse
-//! bind matrix for every joint; and in the root's `extras.cloth_tuner` the simulation grid
+//! (at most four weights a vertex, summing to 1) and the body's mesh, each as its file had it
+//! (its primitives, texture coordinate sets and materials with their textures and images,
+//! [`MeshLook`]; a template's one plain material), one skin with an inverse bind matrix for
+//! every joint; and in the root's `extras.cloth_tuner` the simulation grid
 //! (rows, columns, loop, pinned row, the particle under each cloth bone, each particle's max
 //! distance and edge flag) and the fabric preset. `docs/engines.md` ("The rigged garment")
 //! describes it and `docs/rigged-garment.schema.json` is the Schema of its extras.
@@ -23,7 +25,10 @@ use json::validation::{Checked, USize64};
 use serde_json::{json as value, Value};
 
 use crate::character::import::GROUND_BONE;
-use crate::character::{cloth_bone_name, cloth_driver_name, Character, Role};
+use crate::character::{
+    cloth_bone_name, cloth_driver_name, for_each_texture, Character, Image, Materials, MeshLook,
+    Role,
+};
 use crate::files::{write_atomic, WriteError};
 use crate::garment::imported::{GridChoice, ImportedGarment, Seam};
 use crate::garment::{Binding, Garment, GarmentRig, RigFrame};
@@ -124,13 +129,14 @@ pub fn rigged_glb_animated(
     let skin = doc.skin(&joints);
     let render = &garment.rig().render;
     let garment_skin = joints.garment_skin(garment);
+    let garment_look = garment_look(garment);
     let garment_mesh = MeshData {
         name: &name,
         positions: &render.positions,
         normals: &render.normals,
-        uvs: Some(&render.uvs),
         indices: &render.indices,
         skin: &garment_skin,
+        look: &garment_look,
     };
     let body = &character.mesh;
     let body_skin = joints.body_skin(character);
@@ -139,13 +145,24 @@ pub fn rigged_glb_animated(
     } else {
         "body"
     };
+    let plain_body;
+    let body_look = if character
+        .body_look
+        .fits(body.positions.len(), body.indices.len())
+    {
+        &character.body_look
+    } else {
+        let counts = (body.positions.len(), body.indices.len());
+        plain_body = MeshLook::single(counts, Vec::new(), Materials::default());
+        &plain_body
+    };
     let body_mesh = MeshData {
         name: body_name,
         positions: &body.positions,
         normals: &body.normals,
-        uvs: None,
         indices: &body.indices,
         skin: &body_skin,
+        look: body_look,
     };
     let mut scene_nodes = Vec::new();
     for mesh in [&garment_mesh, &body_mesh] {
@@ -182,6 +199,12 @@ pub fn write_rigged(
 /// `extras.cloth_tuner.grid`), to lay the same grid over it when it is loaded back
 /// ([`ImportedGarment::new`]).
 pub fn grid_choice(path: &Path) -> Result<GridChoice, RiggedError> {
+    rigged_garment(path).map(|(_, choice)| choice)
+}
+
+/// A rigged (or baked) file's garment: its mesh's name (`extras.cloth_tuner.garment`) and
+/// the grid it was built on ([`grid_choice`]).
+pub fn rigged_garment(path: &Path) -> Result<(String, GridChoice), RiggedError> {
     let err = |reason: String| RiggedError::Read {
         path: path.to_path_buf(),
         reason,
@@ -195,6 +218,10 @@ pub fn grid_choice(path: &Path) -> Result<GridChoice, RiggedError> {
             "extras.cloth_tuner.format is not `{FORMAT}`: not a rigged garment"
         )));
     }
+    let name = ours["garment"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| err("extras.cloth_tuner.garment: the garment mesh's name".into()))?;
     let grid = &ours["grid"];
     let count = |field: &str, min: u64| {
         grid[field]
@@ -216,13 +243,14 @@ pub fn grid_choice(path: &Path) -> Result<GridChoice, RiggedError> {
         Some(false) => Seam::Open,
         None => Seam::Auto,
     };
-    Ok(GridChoice {
+    let choice = GridChoice {
         rows: Some(count("rows", 3)?),
         cols: Some(count("columns", 5)?),
         pin_height_m: Some(pin as f32),
         seam,
         ..GridChoice::default()
-    })
+    };
+    Ok((name.to_string(), choice))
 }
 
 /// The garment's name in the file: the artist's mesh's own, or the template's preset name.
@@ -237,6 +265,36 @@ fn garment_name(garment: &dyn Garment) -> String {
             .downcast_ref::<ImportedGarment>()
             .map_or_else(|| "garment".into(), |g| g.name().to_string()),
     }
+}
+
+/// How the garment's mesh looks in the file: an imported garment's primitives, texture
+/// coordinate sets and materials as its own file had them; a template's (or a mesh whose look
+/// does not fit it) one primitive with its texture coordinates and one plain fabric material.
+fn garment_look(garment: &dyn Garment) -> MeshLook {
+    let render = &garment.rig().render;
+    let counts = (render.positions.len(), render.indices.len());
+    let imported = garment.as_any().downcast_ref::<ImportedGarment>();
+    if let Some(look) = imported.map(ImportedGarment::look) {
+        if look.fits(counts.0, counts.1) {
+            return look.clone();
+        }
+    }
+    let fabric = json::Material {
+        name: Some("fabric".into()),
+        double_sided: true,
+        pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+            base_color_factor: json::material::PbrBaseColorFactor([0.30, 0.33, 0.40, 1.0]),
+            metallic_factor: json::material::StrengthFactor(0.0),
+            roughness_factor: json::material::StrengthFactor(0.9),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let materials = Materials {
+        materials: vec![fabric],
+        ..Materials::default()
+    };
+    MeshLook::single(counts, vec![render.uvs.clone()], materials)
 }
 
 /// Up to four (joint, weight) pairs, weights summing to 1, unused slots (0, 0).
@@ -301,7 +359,10 @@ impl Joints {
             let parent = if r == 0 {
                 j.followed(rig.particle_binding(c), nc)
             } else {
-                let above = sites.iter().position(|&x| x == (r - 1, c));
+                // The bone above, or (a hem bone between the article's columns) the one
+                // above to its left.
+                let above = (sites.iter().position(|&x| x == (r - 1, c)))
+                    .or_else(|| sites.iter().position(|&x| x == (r - 1, c.wrapping_sub(1))));
                 above.map_or(j.fallback, |a| j.cloth[a])
             };
             let local = j.world[parent as usize].inverse() * rest[s];
@@ -532,14 +593,15 @@ fn grid_extras(
     }))
 }
 
-/// A mesh to write: its vertices in character space at rest and their skinning.
+/// A mesh to write: its vertices in character space at rest, their skinning, and how it
+/// looks (its primitives, texture coordinate sets and materials, which [`MeshLook::fits`]).
 struct MeshData<'a> {
     name: &'a str,
     positions: &'a [Vec3],
     normals: &'a [Vec3],
-    uvs: Option<&'a [[f32; 2]]>,
     indices: &'a [u32],
     skin: &'a [Influences],
+    look: &'a MeshLook,
 }
 
 /// The document being built and its binary chunk.
@@ -582,67 +644,24 @@ impl Doc {
         })
     }
 
-    /// A node at the scene's root holding `m` skinned by `skin`.
+    /// A node at the scene's root holding `m` skinned by `skin`: one primitive per part of
+    /// its look, each with its own vertices, indices and material.
     fn mesh_node(&mut self, m: &MeshData, skin: json::Index<json::Skin>) -> u32 {
-        use json::accessor::Type;
-        use json::mesh::Semantic;
-        let n = m.positions.len();
-        let (lo, hi) = m.positions.iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-        );
-        let flat = |v: &[Vec3]| v.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>();
-        let normals: Vec<Vec3> = m.normals.iter().map(|v| v.normalize_or(Vec3::Y)).collect();
-        let mut attributes = BTreeMap::new();
-        let target = Some(json::buffer::Target::ArrayBuffer);
-        let view = self.view(bytemuck_f32(&flat(m.positions)), target);
-        let bounds = Some((lo.to_array().to_vec(), hi.to_array().to_vec()));
-        let pos = self.accessor(view, n, F32, Type::Vec3, bounds);
-        attributes.insert(Checked::Valid(Semantic::Positions), pos);
-        let view = self.view(bytemuck_f32(&flat(&normals)), target);
-        let nrm = self.accessor(view, n, F32, Type::Vec3, None);
-        attributes.insert(Checked::Valid(Semantic::Normals), nrm);
-        if let Some(uvs) = m.uvs {
-            let flat: Vec<f32> = uvs.iter().flatten().copied().collect();
-            let view = self.view(bytemuck_f32(&flat), target);
-            let uv = self.accessor(view, n, F32, Type::Vec2, None);
-            attributes.insert(Checked::Valid(Semantic::TexCoords(0)), uv);
+        let materials = self.copy_materials(m.look);
+        let mut primitives = Vec::new();
+        for part in &m.look.parts {
+            let first = part.first_vertex as usize;
+            let vertices = first..first + part.vertex_count as usize;
+            let firsti = part.first_index as usize;
+            let corners = &m.indices[firsti..firsti + part.index_count as usize];
+            let material = part.material.and_then(|k| materials[k as usize]);
+            primitives.push(self.primitive(m, vertices, corners, material));
         }
-        let joints: Vec<u8> = m
-            .skin
-            .iter()
-            .flat_map(|(j, _)| j.iter().flat_map(|x| x.to_le_bytes()))
-            .collect();
-        let view = self.view(joints, target);
-        let j = self.accessor(
-            view,
-            n,
-            json::accessor::ComponentType::U16,
-            Type::Vec4,
-            None,
-        );
-        attributes.insert(Checked::Valid(Semantic::Joints(0)), j);
-        let weights: Vec<f32> = m.skin.iter().flat_map(|(_, w)| *w).collect();
-        let view = self.view(bytemuck_f32(&weights), target);
-        let w = self.accessor(view, n, F32, Type::Vec4, None);
-        attributes.insert(Checked::Valid(Semantic::Weights(0)), w);
-        let bytes: Vec<u8> = m.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-        let view = self.view(bytes, Some(json::buffer::Target::ElementArrayBuffer));
-        let u32_ = json::accessor::ComponentType::U32;
-        let indices = self.accessor(view, m.indices.len(), u32_, Type::Scalar, None);
         let mesh = self.root.push(json::Mesh {
             extensions: None,
             extras: Default::default(),
             name: Some(m.name.to_string()),
-            primitives: vec![json::mesh::Primitive {
-                attributes,
-                extensions: None,
-                extras: Default::default(),
-                indices: Some(indices),
-                material: None,
-                mode: Checked::Valid(json::mesh::Mode::Triangles),
-                targets: None,
-            }],
+            primitives,
             weights: None,
         });
         // The joints come first, at the indices the skin names; the mesh nodes after them.
@@ -653,6 +672,128 @@ impl Doc {
             ..Default::default()
         });
         (self.joints + self.mesh_nodes.len() - 1) as u32
+    }
+
+    /// The primitive of `m`'s `vertices` (each attribute in a buffer view of its own) and
+    /// `corners` (the mesh's indices, made the primitive's own), with `material`.
+    fn primitive(
+        &mut self,
+        m: &MeshData,
+        vertices: std::ops::Range<usize>,
+        corners: &[u32],
+        material: Option<json::Index<json::Material>>,
+    ) -> json::mesh::Primitive {
+        use json::accessor::{ComponentType, Type};
+        use json::mesh::Semantic;
+        let (first, n) = (vertices.start, vertices.len());
+        let positions = &m.positions[vertices.clone()];
+        let (lo, hi) = positions.iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+        );
+        let bounds = Some((lo.to_array().to_vec(), hi.to_array().to_vec()));
+        let mut attribute = |bytes: Vec<u8>, component, type_, bounds| {
+            let view = self.view(bytes, Some(json::buffer::Target::ArrayBuffer));
+            self.accessor(view, n, component, type_, bounds)
+        };
+        let flat =
+            |v: &[Vec3]| bytemuck_f32(&v.iter().flat_map(|p| p.to_array()).collect::<Vec<_>>());
+        let normals: Vec<Vec3> = m.normals[vertices.clone()]
+            .iter()
+            .map(|v| v.normalize_or(Vec3::Y))
+            .collect();
+        let mut attributes = BTreeMap::new();
+        let pos = attribute(flat(positions), F32, Type::Vec3, bounds);
+        attributes.insert(Checked::Valid(Semantic::Positions), pos);
+        let nrm = attribute(flat(&normals), F32, Type::Vec3, None);
+        attributes.insert(Checked::Valid(Semantic::Normals), nrm);
+        for (k, set) in m.look.uv_sets.iter().enumerate() {
+            let uv: Vec<f32> = set[vertices.clone()].iter().flatten().copied().collect();
+            let uv = attribute(bytemuck_f32(&uv), F32, Type::Vec2, None);
+            attributes.insert(Checked::Valid(Semantic::TexCoords(k as u32)), uv);
+        }
+        let skin = &m.skin[vertices];
+        let joints: Vec<u8> = skin
+            .iter()
+            .flat_map(|(j, _)| j.iter().flat_map(|x| x.to_le_bytes()))
+            .collect();
+        let j = attribute(joints, ComponentType::U16, Type::Vec4, None);
+        attributes.insert(Checked::Valid(Semantic::Joints(0)), j);
+        let weights: Vec<f32> = skin.iter().flat_map(|(_, w)| *w).collect();
+        let w = attribute(bytemuck_f32(&weights), F32, Type::Vec4, None);
+        attributes.insert(Checked::Valid(Semantic::Weights(0)), w);
+        let base = first as u32;
+        let bytes: Vec<u8> = corners
+            .iter()
+            .flat_map(|i| (i - base).to_le_bytes())
+            .collect();
+        let view = self.view(bytes, Some(json::buffer::Target::ElementArrayBuffer));
+        let indices = self.accessor(view, corners.len(), ComponentType::U32, Type::Scalar, None);
+        json::mesh::Primitive {
+            attributes,
+            extensions: None,
+            extras: Default::default(),
+            indices: Some(indices),
+            material,
+            mode: Checked::Valid(json::mesh::Mode::Triangles),
+            targets: None,
+        }
+    }
+
+    /// The materials `look`'s parts use, copied with the textures, samplers and images they
+    /// show (each image's bytes into the binary chunk), every index remapped; per material
+    /// of `look`, its index in the file (`None` where no part uses it).
+    fn copy_materials(&mut self, look: &MeshLook) -> Vec<Option<json::Index<json::Material>>> {
+        let source = &look.materials;
+        let mut material = vec![None; source.materials.len()];
+        let mut texture = vec![None; source.textures.len()];
+        let mut sampler = vec![None; source.samplers.len()];
+        let mut image = vec![None; source.images.len()];
+        for part in &look.parts {
+            let Some(k) = part.material.map(|k| k as usize) else {
+                continue;
+            };
+            if material[k].is_some() {
+                continue;
+            }
+            let mut copy = source.materials[k].clone();
+            for_each_texture(&mut copy, &mut |t| {
+                let t = t.value();
+                if texture[t].is_none() {
+                    let mut tex = source.textures[t].clone();
+                    let i = tex.source.value();
+                    let bytes = source.images[i].as_ref()?;
+                    if image[i].is_none() {
+                        image[i] = Some(self.image(bytes));
+                    }
+                    tex.source = image[i]?;
+                    tex.sampler = match tex.sampler.map(|s| s.value()) {
+                        Some(s) if s < sampler.len() => {
+                            let copy = source.samplers[s].clone();
+                            Some(*sampler[s].get_or_insert_with(|| self.root.push(copy)))
+                        }
+                        _ => None,
+                    };
+                    texture[t] = Some(self.root.push(tex));
+                }
+                texture[t]
+            });
+            material[k] = Some(self.root.push(copy));
+        }
+        material
+    }
+
+    /// `image`'s bytes in a buffer view of the binary chunk, as an image of the file.
+    fn image(&mut self, image: &Image) -> json::Index<json::Image> {
+        let view = self.view(image.bytes.clone(), None);
+        self.root.push(json::Image {
+            buffer_view: Some(view),
+            mime_type: Some(json::image::MimeType(image.mime_type.clone())),
+            name: image.name.clone(),
+            uri: None,
+            extensions: None,
+            extras: Default::default(),
+        })
     }
 
     /// `clip` as a glTF animation: per joint one sampler input (its key times), LINEAR

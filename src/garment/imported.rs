@@ -42,7 +42,7 @@ use super::rig::{
 };
 pub use super::settings::{GridChoice, Seam, DEFAULT_SPACING_M};
 use super::{Body, Garment, GarmentError, Posed};
-use crate::character::{Character, Role, WornMesh};
+use crate::character::{Character, MeshLook, Role, WornMesh};
 use crate::preset::Garment as Template;
 use crate::sim::{LegLines, LegRows};
 
@@ -177,6 +177,9 @@ pub struct ImportedGarment {
     /// Per vertex of the garment's mesh, in its file's order: its place on the grid (`None`
     /// for a sleeve's, which stays on the body's bones).
     places: Vec<Option<VertexPlace>>,
+    /// The mesh's primitives, texture coordinate sets and materials as its file had them
+    /// (its render vertices are the mesh's, in its order).
+    look: MeshLook,
 }
 
 impl ImportedGarment {
@@ -236,6 +239,7 @@ impl ImportedGarment {
             lines,
             on_grid,
             places,
+            look: worn.look.clone(),
         })
     }
 
@@ -271,6 +275,11 @@ impl ImportedGarment {
     /// on the grid and the cloth bones' share of its skinning, `None` for a sleeve's.
     pub fn vertex_places(&self) -> &[Option<VertexPlace>] {
         &self.places
+    }
+
+    /// The mesh's primitives, texture coordinate sets and materials as its file had them.
+    pub fn look(&self) -> &MeshLook {
+        &self.look
     }
 }
 

@@ -192,6 +192,13 @@ pub(super) trait Tailor {
         false
     }
 
+    /// Whether the hem row carries bones too, one on every particle after the article's
+    /// ([`GarmentRig::sim_bone_sites`]), so that a drawn hem bound to them ([`hem_binding`])
+    /// is one the bones carry (the skirt's round hem).
+    fn hem_bones(&self) -> bool {
+        false
+    }
+
     /// Where render vertex `v` lies on the simulation grid, as (column, row) coordinates, when
     /// it is on the grid's surface; by default the two shells [`add_shells`] made first.
     fn grid_coords(&self, rig: &GarmentRig, v: u32) -> Option<(f32, f32)> {
@@ -294,6 +301,10 @@ impl GarmentRig {
             for c in (0..layout.cols).step_by(2) {
                 rig.bone_sites.push((r, c));
             }
+        }
+        if tailor.hem_bones() {
+            rig.bone_sites
+                .extend((0..layout.cols).map(|c| (layout.rows - 1, c)));
         }
         let mut rest_bones = Vec::new();
         sim_bones_into(
@@ -470,11 +481,44 @@ pub fn sim_bones_into(
     let cols = topo.cols;
     for (o, &(r, c)) in out.iter_mut().zip(sites) {
         let p = pos[r * cols + c];
-        let below = pos[(r + 1) * cols + c];
-        let left = pos[r * cols + c.saturating_sub(1)];
-        let right = pos[r * cols + (c + 1).min(cols - 1)];
-        *o = bone_from_axes(p, below - p, right - left);
+        let (down, left, right) = if r + 1 < topo.rows {
+            let left = pos[r * cols + c.saturating_sub(1)];
+            let right = pos[r * cols + (c + 1).min(cols - 1)];
+            (pos[(r + 1) * cols + c] - p, left, right)
+        } else {
+            // A hem bone: down is on from the particle above; across a seam its neighbours
+            // are on the seam's other side, so the drawn hem is as round there as elsewhere.
+            let (l, r_) = match (topo.seam, c) {
+                (true, 0) => (cols - 2, 1),
+                (true, c) if c + 1 == cols => (c - 1, 1),
+                _ => (c.saturating_sub(1), (c + 1).min(cols - 1)),
+            };
+            let above = pos[(r - 1) * cols + c];
+            (p - above, pos[r * cols + l], pos[r * cols + r_])
+        };
+        *o = bone_from_axes(p, down, right - left);
     }
+}
+
+/// Skinning of a hem point at grid column `u` to the hem bones ([`Tailor::hem_bones`]): the
+/// two on either side, weighted by a smoothstep of the way between them. At a particle the
+/// point is its bone's alone and leaves it along the bone's y axis (from the particle's left
+/// neighbour to its right one), so the drawn hem meets every hem particle with a tangent
+/// from its neighbours, as a Catmull-Rom spline does, and never with a corner; the weights are
+/// never negative, as a skin's must be.
+pub(super) fn hem_binding(rig: &GarmentRig, u: f32) -> Binding {
+    let cols = rig.layout.cols;
+    let first = rig.bone_sites.len() - cols;
+    let u = u.clamp(0.0, (cols - 1) as f32);
+    let c0 = (u.floor() as usize).min(cols - 2);
+    let s = u - c0 as f32;
+    let w = s * s * (3.0 - 2.0 * s);
+    [
+        ((first + c0) as u16, 1.0 - w),
+        ((first + c0 + 1) as u16, w),
+        (0, 0.0),
+        (0, 0.0),
+    ]
 }
 
 /// An orthonormal bone at `origin` with x along `x_dir` and y as close to `y_dir` as an

@@ -10,8 +10,8 @@
 //! hip-knee and knee-ankle segments, and the web between the two legs, so the hem never hangs
 //! between the legs. What is the skirt's own is here: its rest rings, its reference binding,
 //! the leg lines posed from the character's bones every step ([`LegBones`], shared with the
-//! artist's long garments), and the hem
-//! smoothed for drawing.
+//! artist's long garments), and the hem rounded for drawing by bones of its own, so that a
+//! baked clip plays it as the tuner draws it.
 
 use std::any::Any;
 
@@ -20,12 +20,13 @@ use glam::{Mat4, Vec3};
 use super::layout::{landmarks, surface_samples, torso_rings, GridLayout, Ring, BUILTIN_LANDMARKS};
 use super::legs::LegBones;
 use super::rig::{
-    add_shells, rest_model, ring_rest, Binding, GarmentRig, RenderMesh, RestSkin, RigFrame, Tailor,
+    add_shells, hem_binding, mix_bindings, rest_model, ring_rest, Binding, GarmentRig, RenderMesh,
+    RestSkin, RigFrame, Tailor,
 };
 use super::{Body, Garment, GarmentError, Posed};
 use crate::character::{Character, PosedEllipsoid, Role};
 use crate::preset::Garment as Template;
-use crate::sim::{Cloth, LegLines, LegRows};
+use crate::sim::{LegLines, LegRows};
 
 /// The smallest ring of a skirt's row (half width, front, back, metres on the built-in body).
 const RING_FLOOR: Vec3 = Vec3::new(0.1, 0.07, 0.07);
@@ -68,8 +69,8 @@ pub fn layout(character: &Character) -> GridLayout {
         hem_height: knee + HEM_ABOVE_KNEES * k,
         front_gap_deg: 0.0,
         clearance: 0.015 * k,
-        // Eight render columns a grid column: on a round hem the spline turns under 3
-        // degrees a segment ([`smooth_hem`]).
+        // Eight render columns a grid column: the hem rounded by its bones turns a few
+        // degrees a segment ([`round_hem`]).
         render_cols_per_sim: 8,
         render_rows_per_sim: 4,
         thickness: 0.004 * k,
@@ -170,9 +171,42 @@ impl Tailor for SkirtCut {
         true
     }
 
-    /// The tube alone: its waistband is the top row.
+    /// The hem carries bones on every particle: the drawn hem is rounded by them.
+    fn hem_bones(&self) -> bool {
+        true
+    }
+
+    /// The tube alone (its waistband is the top row), its hem bound to the hem bones
+    /// ([`round_hem`]).
     fn add_parts(&self, rig: &GarmentRig, rings: &[Ring], _skin: &RestSkin, m: &mut RenderMesh) {
         add_shells(rig, rings, self, m);
+        round_hem(rig, m);
+    }
+}
+
+/// The round hem of "Cloth Physics in K.I.S.A", carried by the bones: the drawn skirt's hem
+/// (render row `nv - 1` of both shells) is skinned to the hem bones ([`hem_binding`]), so it
+/// passes every hem particle (within half the fabric's thickness, the shells' offset) and
+/// rounds the 16-sided polygon the simulation has between them; the render rows of the last
+/// simulation row above it take a share of that binding that grows toward the hem, so the
+/// sheet bends into it. Skinning alone draws it: a baked clip plays the same hem.
+fn round_hem(rig: &GarmentRig, m: &mut RenderMesh) {
+    let layout = &rig.layout;
+    let (nu, nv) = layout.render_grid();
+    let rows = layout.render_rows_per_sim.min(nv - 1);
+    for shell in 0..2 {
+        for s in 0..rows {
+            let share = 1.0 - s as f32 / layout.render_rows_per_sim as f32;
+            let row = shell * nu * nv + (nv - 1 - s) * nu;
+            for i in 0..nu {
+                let hem = hem_binding(rig, layout.render_u(i));
+                let entries: Vec<(u16, f32)> = (m.binding[row + i].iter())
+                    .map(|&(j, w)| (j, w * (1.0 - share)))
+                    .chain(hem.iter().map(|&(j, w)| (j, w * share)))
+                    .collect();
+                m.binding[row + i] = mix_bindings(&entries);
+            }
+        }
     }
 }
 
@@ -181,106 +215,6 @@ const SKIRT_LEG_ROWS: LegRows = LegRows {
     push_from: LEG_LINE_ROWS,
     lift_from: OVER_LEGS_ROWS,
 };
-
-/// A point on the closed centripetal Catmull-Rom spline through `loop_pts` (the last joined
-/// back to the first) at parameter `u` (point `k` at `u = k`): through every point, with a
-/// tangent continuous between them. Centripetal (knots spaced by the square root of the
-/// distance between points): where a stride bunches two hem particles together beside a
-/// long segment, the uniform spline overshoots into a kink or a loop, this one does not.
-pub fn catmull_rom_loop(loop_pts: &[Vec3], u: f32) -> Vec3 {
-    let n = loop_pts.len() as i64;
-    let k = u.floor();
-    let s = u - k;
-    let at = |d: i64| loop_pts[(k as i64 + d).rem_euclid(n) as usize];
-    let (p0, p1, p2, p3) = (at(-1), at(0), at(1), at(2));
-    // Knot steps; a floor keeps coincident points from dividing by zero.
-    let step = |a: Vec3, b: Vec3| a.distance(b).sqrt().max(1e-4);
-    let t1 = step(p0, p1);
-    let t2 = t1 + step(p1, p2);
-    let t3 = t2 + step(p2, p3);
-    let t = t1 + (t2 - t1) * s;
-    // Barry and Goldman's pyramid: lerps between the points at the knots, then between those.
-    let mix = |a: Vec3, b: Vec3, ta: f32, tb: f32| a + (b - a) * ((t - ta) / (tb - ta));
-    let a1 = mix(p0, p1, 0.0, t1);
-    let a2 = mix(p1, p2, t1, t2);
-    let a3 = mix(p2, p3, t2, t3);
-    let b1 = mix(a1, a2, 0.0, t2);
-    let b2 = mix(a2, a3, t1, t3);
-    mix(b1, b2, t1, t2)
-}
-
-/// Laplacian passes over the hem ring before the spline: a simulated hem of 16 particles
-/// turns up to 60-100 degrees at a particle on a stride, which a spline through the
-/// particles only spreads over a few drawn segments. Three passes round such a corner over
-/// its neighbours too.
-const HEM_SMOOTHING_PASSES: usize = 3;
-
-/// The share of the way to its neighbours' midpoint a hem point moves in one pass (0.5: the
-/// plain Laplacian step that does not overshoot).
-const HEM_SMOOTHING_STEP: f32 = 0.5;
-
-/// `ring` (the hem particles, a closed loop) smoothed for drawing into `out` (resized once):
-/// `HEM_SMOOTHING_PASSES` Laplacian passes, each point kept within `limit` of its particle
-/// so the drawn hem stays on the simulated one (the skirt keeps it within the fabric's
-/// thickness: a hem drawn further off would leave the particles the leg lines and the
-/// collisions placed).
-pub fn smooth_ring(ring: &[Vec3], limit: f32, out: &mut Vec<Vec3>) {
-    out.clear();
-    out.extend_from_slice(ring);
-    let n = ring.len();
-    if n < 3 {
-        return;
-    }
-    for _ in 0..HEM_SMOOTHING_PASSES {
-        // In place, keeping the point before this one as it was before the pass (a Jacobi
-        // pass: the result does not depend on where around the loop it starts).
-        let first = out[0];
-        let mut before = out[n - 1];
-        for k in 0..n {
-            let here = out[k];
-            let after = if k + 1 < n { out[k + 1] } else { first };
-            let moved = here.lerp((before + after) * 0.5, HEM_SMOOTHING_STEP);
-            let off = moved - ring[k];
-            out[k] = ring[k] + off.clamp_length_max(limit);
-            before = here;
-        }
-    }
-}
-
-/// The smooth hem of "Cloth Physics in K.I.S.A": the drawn skirt's hem (render row `nv - 1` of both shells, `nu`
-/// vertices around each) follows the Catmull-Rom spline through the hem particles
-/// (`hem`, one row of the grid; its last is the welded seam, the same as its first) smoothed
-/// by [`smooth_ring`] within the fabric's `thickness` of them (into `ring`, a buffer kept
-/// between frames), half the `thickness` outside and inside it; the render rows of the last
-/// simulation row above it (`rows_per_sim` of them) take a share of the same move that grows
-/// toward the hem, so the skinned sheet bends into it. `cols_per_sim` render columns span a
-/// grid column.
-fn smooth_hem(
-    hem: &[Vec3],
-    (nu, nv): (usize, usize),
-    (cols_per_sim, rows_per_sim): (usize, usize),
-    thickness: f32,
-    ring: &mut Vec<Vec3>,
-    pos: &mut [Vec3],
-    nrm: &[Vec3],
-) {
-    smooth_ring(&hem[..hem.len() - 1], thickness, ring);
-    let half = thickness * 0.5;
-    for shell in 0..2 {
-        let base = shell * nu * nv;
-        for i in 0..nu {
-            let h = base + (nv - 1) * nu + i;
-            let u = i as f32 / cols_per_sim as f32;
-            // Each shell's normals face away from the other (the inner one's inward).
-            let want = catmull_rom_loop(ring, u) + nrm[h] * half;
-            let delta = want - pos[h];
-            for s in 0..=rows_per_sim.min(nv - 1) {
-                let share = 1.0 - s as f32 / rows_per_sim as f32;
-                pos[h - s * nu] += delta * share;
-            }
-        }
-    }
-}
 
 /// The skirt's reference points keep its [`REFERENCE_SPAN`](super::REFERENCE_SPAN) closer: a
 /// knee rising under the front of the skirt pushes one reference of the hem ahead of the
@@ -301,8 +235,6 @@ pub struct Skirt {
     /// Whether the skirt keeps out of the legs with its leg lines (on unless a test or a
     /// comparison turns them off).
     lines_on: bool,
-    /// The hem smoothed for drawing (scratch, sized once).
-    hem_ring: Vec<Vec3>,
 }
 
 impl Skirt {
@@ -320,7 +252,6 @@ impl Skirt {
             body: Body::torso_and_legs(character),
             legs,
             lines_on: true,
-            hem_ring: Vec::new(),
         })
     }
 
@@ -368,20 +299,6 @@ impl Garment for Skirt {
 
     fn leg_lines(&self) -> Option<&LegLines> {
         self.lines_on.then_some(&self.lines)
-    }
-
-    fn skin(&mut self, frame: &RigFrame, cloth: &Cloth, pos: &mut Vec<Vec3>, nrm: &mut Vec<Vec3>) {
-        self.rig.skin_render(frame, pos, nrm);
-        let (l, topo) = (&self.rig.layout, cloth.topology());
-        smooth_hem(
-            &cloth.positions()[topo.hem()],
-            l.render_grid(),
-            (l.render_cols_per_sim, l.render_rows_per_sim),
-            l.thickness,
-            &mut self.hem_ring,
-            pos,
-            nrm,
-        );
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 
-use crate::character::{skin, BodyAxis, Character, Pose, Role};
+use crate::character::{skin, BodyAxis, Character, Pose, Role, SkinnedMesh};
 use crate::garment::hood::HoodedJacket;
 use crate::garment::imported::ImportedGarment;
 use crate::garment::skirt::Skirt;
@@ -47,6 +47,8 @@ pub enum SceneError {
     /// A pose given to [`Scene::step_posed`] with a matrix count that is not the skeleton's.
     #[error("a pose of {given} bone matrices; the character has {bones} bones")]
     PoseLength { given: usize, bones: usize },
+    #[error("cannot play the baked clip: {0}")]
+    Baked(String),
 }
 
 /// A triangle mesh in character space.
@@ -182,6 +184,9 @@ pub struct Scene {
     indices_torn: Option<usize>,
     /// The body's vertices the garment should cover, with the garment's that cover them.
     coverage: Coverage,
+    /// Playing a baked clip ([`Scene::play_baked`]): the garment's mesh as its file skins it,
+    /// drawn by the clip's bones (the cloth bones among them) instead of the simulation.
+    baked: Option<Arc<SkinnedMesh>>,
 }
 
 impl Scene {
@@ -262,6 +267,7 @@ impl Scene {
             jacket_indices: Vec::new(),
             indices_torn: None,
             coverage: Coverage::default(),
+            baked: None,
         };
         scene.size_for_garment();
         scene.reset();
@@ -501,14 +507,22 @@ impl Scene {
             return;
         }
         let start = Instant::now();
-        self.garment.skin(
-            &self.frame,
-            &self.cloth,
-            &mut self.jacket_pos,
-            &mut self.jacket_nrm,
-        );
         self.character
             .skin_matrices(&self.model, &mut self.body_skin);
+        match &self.baked {
+            Some(worn) => skin(
+                worn,
+                &self.body_skin,
+                &mut self.jacket_pos,
+                &mut self.jacket_nrm,
+            ),
+            None => self.garment.skin(
+                &self.frame,
+                &self.cloth,
+                &mut self.jacket_pos,
+                &mut self.jacket_nrm,
+            ),
+        }
         skin(
             &self.character.mesh,
             &self.body_skin,
@@ -531,12 +545,42 @@ impl Scene {
         self.stats.skin_seconds = start.elapsed().as_secs_f32();
     }
 
+    /// Plays the garment as a baked clip moves it instead of simulating it: `worn` is the
+    /// garment's mesh as the character's file skins it (a baked file's: to the body bones and
+    /// the cloth bones, whose keys are the clip's), which must be the mesh the garment was
+    /// built on. From here each step poses the character and skips the cloth; the drawn garment
+    /// is `worn` skinned by the clip's pose alone, as an engine plays the file.
+    pub fn play_baked(&mut self, worn: Arc<SkinnedMesh>) -> Result<(), SceneError> {
+        let drawn = self.garment.rig().render.positions.len();
+        if worn.positions.len() != drawn {
+            return Err(SceneError::Baked(format!(
+                "the baked mesh has {} vertices, the garment {drawn}",
+                worn.positions.len()
+            )));
+        }
+        self.baked = Some(worn);
+        self.skinned = false;
+        Ok(())
+    }
+
+    /// Whether the garment plays a baked clip ([`Scene::play_baked`]).
+    pub fn is_baked(&self) -> bool {
+        self.baked.is_some()
+    }
+
     /// One fixed step of 1 / timestep_hz seconds.
     pub fn step(&mut self) {
         let start = Instant::now();
         self.steps += 1;
         let t = self.time();
         self.pose_at(t);
+        if self.baked.is_some() {
+            // The clip moves the cloth bones; nothing is simulated.
+            self.last_root = self.root;
+            self.skinned = false;
+            self.stats.frame_seconds = start.elapsed().as_secs_f32();
+            return;
+        }
         let step_seconds = self.step_cloth();
         // The measurements are the tuner's, not the game's: outside the frame time.
         let frame_seconds = start.elapsed().as_secs_f32();

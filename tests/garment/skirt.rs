@@ -8,7 +8,6 @@ use crate::jacket_checks;
 use std::sync::Arc;
 
 use cloth_tuner::character::{Character, Role};
-use cloth_tuner::garment::skirt::{catmull_rom_loop, smooth_ring};
 use cloth_tuner::preset::{Garment, Preset};
 use cloth_tuner::scene::metrics::simulate;
 use cloth_tuner::scene::Scene;
@@ -178,8 +177,9 @@ fn sharpest_turn_deg(pts: &[Vec3]) -> f32 {
 
 #[test]
 fn the_drawn_hem_is_a_smooth_curve_through_the_hem_particles() {
-    // As in "Cloth Physics in K.I.S.A": the hem is drawn along a spline through the coarse hem particles, so the
-    // polygon of 16 sides the simulation has reads as a curve.
+    // As in "Cloth Physics in K.I.S.A": the hem is drawn as a curve through the coarse hem
+    // particles, so the polygon of 16 sides the simulation has reads as a curve; here the hem
+    // bones draw it, so a baked clip plays the same hem.
     let mut scene = Scene::new(character(), &skirt(), "walk").unwrap();
     let layout = scene.rig().layout().clone();
     let (nu, nv) = layout.render_grid();
@@ -211,69 +211,11 @@ fn the_drawn_hem_is_a_smooth_curve_through_the_hem_particles() {
             sim > 20.0,
             "step {step}: the sim hem turns {sim} degrees at most"
         );
+        // Skinning blends the hem bones linearly, so a corner is rounded less than a spline
+        // drawn after the skinning rounded it: to 40 % of the polygon's turn or less.
         assert!(
-            curve < sim / 3.3,
+            curve < sim * 0.4,
             "step {step}: the drawn hem turns {curve} degrees, the sim's {sim}"
         );
     }
-}
-
-/// The closed curve `catmull_rom_loop` draws through `pts`, `per` points a segment.
-fn drawn_loop(pts: &[Vec3], per: usize) -> Vec<Vec3> {
-    (0..pts.len() * per)
-        .map(|i| catmull_rom_loop(pts, i as f32 / per as f32))
-        .collect()
-}
-
-#[test]
-fn two_hem_particles_bunched_together_draw_no_kink() {
-    // A stride can push two hem particles to within a few millimetres of each other beside
-    // 15 cm segments; a uniform Catmull-Rom spline overshoots past the pair there and kinks
-    // (47 degrees at one drawn vertex of this square; the centripetal one turns 30).
-    let square = [
-        Vec3::new(0.0, 0.0, 0.0),
-        Vec3::new(0.15, 0.0, 0.0),
-        Vec3::new(0.153, 0.0, 0.0),
-        Vec3::new(0.15, 0.0, 0.15),
-        Vec3::new(0.0, 0.0, 0.15),
-    ];
-    let drawn = drawn_loop(&square, 8);
-    for (k, p) in square.iter().enumerate() {
-        assert!(
-            drawn[k * 8].distance(*p) < 1e-5,
-            "the curve misses point {k}"
-        );
-    }
-    let turn = sharpest_turn_deg(&drawn);
-    println!("sharpest drawn turn {turn:.1} deg");
-    assert!(
-        turn < 90.0,
-        "the drawn loop turns {turn} degrees at one vertex"
-    );
-}
-
-#[test]
-fn smoothing_rounds_a_corner_and_stays_within_the_limit() {
-    // A hem with one corner pushed out 5 cm (a leg line's push on a stride).
-    let mut ring: Vec<Vec3> = (0..16)
-        .map(|k| {
-            let a = std::f32::consts::TAU * k as f32 / 16.0;
-            Vec3::new(a.cos(), 0.0, a.sin()) * 0.3
-        })
-        .collect();
-    ring[4] *= 1.17;
-    let mut out = Vec::new();
-    let limit = 0.004;
-    smooth_ring(&ring, limit, &mut out);
-    assert_eq!(out.len(), ring.len());
-    for (k, (a, b)) in ring.iter().zip(&out).enumerate() {
-        assert!(
-            a.distance(*b) <= limit + 1e-6,
-            "point {k} moved {} m, the limit is {limit}",
-            a.distance(*b)
-        );
-    }
-    let (before, after) = (sharpest_turn_deg(&ring), sharpest_turn_deg(&out));
-    println!("sharpest turn {before:.1} deg before smoothing, {after:.1} after");
-    assert!(after < before - 1.0, "{before} -> {after} degrees");
 }

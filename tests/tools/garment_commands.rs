@@ -74,6 +74,7 @@ mod pictures {
             camera: CameraSpec::Front,
             out: out.to_path_buf(),
             overlays: Vec::new(),
+            baked: false,
             quiet: true,
         })
         .unwrap();

@@ -223,6 +223,7 @@ fn the_same_render_twice_gives_byte_identical_pngs() {
             camera: CameraSpec::parse("side").unwrap(),
             out: dir.join(run),
             overlays: Vec::new(),
+            baked: false,
             quiet: true,
         };
         let (written, _) = render(&args).unwrap();
@@ -550,6 +551,7 @@ fn an_ab_render_puts_a_left_and_b_right_each_as_its_own_render_draws_it() {
         camera: CameraSpec::parse("three-quarter").unwrap(),
         out: dir.join(out),
         overlays: Vec::new(),
+        baked: false,
         quiet: true,
     };
     let (pair, _) = render(&args("presets/tweed.json", Some("presets/veil.json"), "ab")).unwrap();

@@ -14,8 +14,9 @@ use cloth_tuner::character::{is_cloth_bone, Character};
 use cloth_tuner::export::rigged::{grid_choice, write_rigged, FORMAT};
 use cloth_tuner::garment::imported::{GridChoice, ImportedGarment};
 use cloth_tuner::garment::{dress, fitted_layout, Garment};
+use cloth_tuner::picture::{encode_png, Rgba};
 use cloth_tuner::preset::{Garment as Template, Preset};
-use cloth_tuner_assets::garment::GarmentKind;
+use cloth_tuner_assets::garment::{garment_file_glb_dressed, GarmentKind};
 use cloth_tuner_assets::test_rig::{test_rig_glb, Naming, RigStyle};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::Value;
@@ -431,4 +432,69 @@ fn a_rigged_coat_is_valid_and_reloads_as_the_character_wearing_it_with_the_same_
         let d = model[b].w_axis.truncate().distance(m.w_axis.truncate());
         assert!(d < 1e-3, "{name} reloads {d} m off");
     }
+}
+
+/// A primitive's material's name and its texture coordinate sets (each a list of pairs).
+type Look = (Option<String>, Vec<Vec<[f32; 2]>>);
+
+/// Per primitive of mesh `mesh` in `file`, its [`Look`].
+fn looks(file: &Read, mesh: &str) -> Vec<Look> {
+    let get = |b: gltf::Buffer| Some(&file.buffers[b.index()][..]);
+    let mesh = file.doc.meshes().find(|m| m.name() == Some(mesh)).unwrap();
+    mesh.primitives()
+        .map(|p| {
+            let r = p.reader(get);
+            let sets = (0..)
+                .map_while(|k| r.read_tex_coords(k).map(|uv| uv.into_f32().collect()))
+                .collect();
+            (p.material().name().map(str::to_string), sets)
+        })
+        .collect()
+}
+
+#[test]
+fn a_garment_keeps_its_primitives_materials_texture_and_uv_sets_and_the_body_its_material() {
+    let dir = tempfile::tempdir().unwrap();
+    let red = Rgba {
+        width: 2,
+        height: 2,
+        pixels: vec![[200, 40, 40, 255]; 4],
+    };
+    let png = encode_png(&red).unwrap();
+    let source = dir.path().join("dressed.glb");
+    let style = RigStyle::default();
+    let bytes = garment_file_glb_dressed(GarmentKind::ShortJacket, &style, &png);
+    std::fs::write(&source, bytes).unwrap();
+    let out = dir.path().join("rigged.glb");
+    export_rig(&out, &["--garment", source.to_str().unwrap()]);
+    assert_valid(&out);
+    let character = Character::builtin();
+    let worn = character.read_garment(&source, None).unwrap();
+    let jacket = ImportedGarment::new(&character, &worn, &GridChoice::default()).unwrap();
+    check(&out, &character, &jacket);
+
+    let (file, given) = (read(&out), read(&source));
+    let ours = looks(&file, &worn.name);
+    let theirs = looks(&given, &worn.name);
+    assert_eq!(ours.len(), 2, "the garment's two primitives");
+    assert_eq!(
+        ours, theirs,
+        "materials and texture coordinates as the garment came"
+    );
+    assert_eq!(ours[1].1.len(), 2, "both texture coordinate sets");
+    let trim = file.doc.materials().find(|m| m.name() == Some("trim"));
+    let info = trim.unwrap().pbr_metallic_roughness().base_color_texture();
+    let info = info.expect("the trim keeps its texture");
+    assert_eq!(info.tex_coord(), 1);
+    let image = info.texture().source();
+    let gltf::image::Source::View { view, mime_type } = image.source() else {
+        panic!("the image is not in the file's buffer");
+    };
+    assert_eq!(mime_type, "image/png");
+    let at = view.offset()..view.offset() + view.length();
+    assert_eq!(&file.buffers[view.buffer().index()][at], &png[..]);
+    // The built-in body as its file has it: one primitive with its material, no UVs.
+    let body = looks(&file, "body");
+    assert_eq!(body.len(), 1);
+    assert_eq!(body[0], (Some("mannequin".to_string()), Vec::new()));
 }

@@ -885,7 +885,7 @@ fn fabric() -> Value {
 fn primitive(
     bin: &mut crate::Bin,
     g: &GarmentMesh,
-    slot: impl Fn(u16) -> u16,
+    slot: &dyn Fn(u16) -> u16,
     material: usize,
 ) -> Value {
     let pos: Vec<f32> = g.positions.iter().flat_map(|p| p.to_array()).collect();
@@ -942,7 +942,7 @@ pub(crate) fn append_garments(doc: &mut Value, bin: &mut Vec<u8>, garments: &[Ga
     let material = materials.len();
     materials.push(fabric());
     for g in garments {
-        let primitive = primitive(&mut out, g, |j| j, material);
+        let primitive = primitive(&mut out, g, &|j| j, material);
         let node = nodes.len();
         nodes.push(json!({ "name": g.name, "mesh": meshes.len(), "skin": 0 }));
         meshes.push(json!({ "name": g.name, "primitives": [primitive] }));
@@ -969,7 +969,7 @@ pub fn garment_file_glb(kind: GarmentKind, style: &RigStyle) -> Vec<u8> {
 /// [`garment_file_glb`] as `.gltf` JSON whose buffer is the external file `bin_uri`, and that
 /// file's bytes.
 pub fn garment_file_gltf(kind: GarmentKind, style: &RigStyle, bin_uri: &str) -> (Vec<u8>, Vec<u8>) {
-    let (mut doc, bin, _) = garment_file_at(kind, style, Vec3::ZERO, 1, None);
+    let (mut doc, bin, _) = garment_file_at(kind, style, Vec3::ZERO, 1, None, None);
     doc["buffers"][0]["uri"] = Value::from(bin_uri);
     (serde_json::to_vec_pretty(&doc).unwrap_or_default(), bin)
 }
@@ -979,7 +979,7 @@ pub fn garment_file_gltf(kind: GarmentKind, style: &RigStyle, bin_uri: &str) -> 
 /// inverse bind matrices alike, while the garment stays where it was: a garment bound to a
 /// skeleton that disagrees with the body's.
 pub fn garment_file_glb_with_offset(kind: GarmentKind, style: &RigStyle, offset: Vec3) -> Vec<u8> {
-    let (doc, bin, _) = garment_file_at(kind, style, offset, 1, None);
+    let (doc, bin, _) = garment_file_at(kind, style, offset, 1, None, None);
     crate::glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
 }
 
@@ -991,29 +991,124 @@ pub fn garment_file_glb_shuffled(
     style: &RigStyle,
     seed: u64,
 ) -> (Vec<u8>, Vec<usize>) {
-    let (doc, bin, at) = garment_file_at(kind, style, Vec3::ZERO, 1, Some(seed));
+    let (doc, bin, at) = garment_file_at(kind, style, Vec3::ZERO, 1, Some(seed), None);
     (
         crate::glb(serde_json::to_vec(&doc).unwrap_or_default(), bin),
         at,
     )
 }
 
+/// [`garment_file_glb`] as an artist's garment comes: in two primitives (the first and the
+/// second half of its triangles, each with its own vertices), with a second texture
+/// coordinate set (`TEXCOORD_1`, the first scaled by 2 across) and two materials, the fabric
+/// and a trim showing `image` (PNG bytes, embedded in the buffer) through the second set.
+pub fn garment_file_glb_dressed(kind: GarmentKind, style: &RigStyle, image: &[u8]) -> Vec<u8> {
+    let (doc, bin, _) = garment_file_at(kind, style, Vec3::ZERO, 1, None, Some(image));
+    crate::glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
+}
+
+/// The trim material of [`garment_file_glb_dressed`]: texture 0 through `TEXCOORD_1`.
+fn trim() -> Value {
+    json!({
+        "name": "trim",
+        "pbrMetallicRoughness": {
+            "baseColorTexture": { "index": 0, "texCoord": 1 },
+            "metallicFactor": 0.0,
+            "roughnessFactor": 0.8,
+        },
+        "doubleSided": true,
+    })
+}
+
+/// `g`'s first and second half of its triangles, each a mesh of its own vertices.
+fn halves(g: &GarmentMesh) -> [GarmentMesh; 2] {
+    let cut = g.indices.len() / 6 * 3;
+    [&g.indices[..cut], &g.indices[cut..]].map(|corners| {
+        let mut out = GarmentMesh {
+            name: g.name.clone(),
+            positions: Vec::new(),
+            normals: Vec::new(),
+            uvs: Vec::new(),
+            indices: Vec::new(),
+            joints: Vec::new(),
+            weights: Vec::new(),
+        };
+        let mut new_index = vec![u32::MAX; g.positions.len()];
+        for &i in corners {
+            let v = i as usize;
+            if new_index[v] == u32::MAX {
+                new_index[v] = out.positions.len() as u32;
+                out.positions.push(g.positions[v]);
+                out.normals.push(g.normals[v]);
+                out.uvs.push(g.uvs[v]);
+                out.joints.push(g.joints[v]);
+                out.weights.push(g.weights[v]);
+            }
+            out.indices.push(new_index[v]);
+        }
+        out
+    })
+}
+
+/// The primitives of `g` and the document's material-side arrays: one fabric primitive, or
+/// with `image` the two of [`garment_file_glb_dressed`] and their texture, sampler and image.
+fn garment_primitives(
+    bin: &mut crate::Bin,
+    g: &GarmentMesh,
+    slot: impl Fn(u16) -> u16,
+    image: Option<&[u8]>,
+) -> (Vec<Value>, Vec<(&'static str, Value)>) {
+    let Some(png) = image else {
+        let primitive = primitive(bin, g, &slot, 0);
+        return (vec![primitive], vec![("materials", json!([fabric()]))]);
+    };
+    let mut primitives = Vec::new();
+    for (material, half) in halves(g).iter().enumerate() {
+        let mut p = primitive(bin, half, &slot, material);
+        let uv1: Vec<f32> = half.uvs.iter().flat_map(|[u, v]| [2.0 * u, *v]).collect();
+        p["attributes"]["TEXCOORD_1"] =
+            json!(bin.floats(&uv1, "VEC2", Some(crate::ARRAY_BUFFER), None));
+        primitives.push(p);
+    }
+    while bin.data.len() % 4 != 0 {
+        bin.data.push(0);
+    }
+    bin.views
+        .push(json!({ "buffer": 0, "byteOffset": bin.data.len(), "byteLength": png.len() }));
+    bin.data.extend_from_slice(png);
+    let arrays = vec![
+        ("materials", json!([fabric(), trim()])),
+        ("textures", json!([{ "sampler": 0, "source": 0 }])),
+        (
+            "samplers",
+            json!([{ "magFilter": 9729, "minFilter": 9987 }]),
+        ),
+        (
+            "images",
+            json!([{ "name": "trim", "bufferView": bin.views.len() - 1, "mimeType": "image/png" }]),
+        ),
+    ];
+    (primitives, arrays)
+}
+
 /// [`garment_file_glb`] of the garment `fine` times finer ([`garment_mesh_fine`]): a dense
 /// mesh of the same shape (a long coat at 3 has about 50,000 vertices).
 pub fn garment_file_glb_fine(kind: GarmentKind, style: &RigStyle, fine: usize) -> Vec<u8> {
-    let (doc, bin, _) = garment_file_at(kind, style, Vec3::ZERO, fine, None);
+    let (doc, bin, _) = garment_file_at(kind, style, Vec3::ZERO, fine, None, None);
     crate::glb(serde_json::to_vec(&doc).unwrap_or_default(), bin)
 }
 
 /// The document (buffer without a URI) and buffer of a garment file, `fine` times finer than
-/// the generator's own, its vertices shuffled by `shuffle`'s seed when given; and per vertex
-/// of the unshuffled mesh, where the file lists it.
+/// the generator's own, its vertices shuffled by `shuffle`'s seed when given, dressed as
+/// [`garment_file_glb_dressed`] with `image` when given; and per vertex of the unshuffled
+/// mesh, where the file lists it.
 fn garment_file_at(
     kind: GarmentKind,
     style: &RigStyle,
     offset: Vec3,
     fine: usize,
     shuffle: Option<u64>,
+    image: Option<&[u8]>,
 ) -> (Value, Vec<u8>, Vec<usize>) {
     let mut bones = body::bones();
     let skin = body::body_mesh_at(&bones, style.cell);
@@ -1052,24 +1147,27 @@ fn garment_file_at(
     let n = bones.len();
     let joints: Vec<usize> = (0..n).rev().collect();
     let mut bin = crate::Bin::default();
-    let primitive = primitive(&mut bin, &garment, |j| (n - 1 - j as usize) as u16, 0);
+    let slot = |j: u16| (n - 1 - j as usize) as u16;
+    let (primitives, arrays) = garment_primitives(&mut bin, &garment, slot, image);
     let ibm: Vec<f32> = joints
         .iter()
         .flat_map(|&i| glam::Mat4::from_translation(-bones[i].pos).to_cols_array())
         .collect();
     let a_ibm = bin.floats(&ibm, "MAT4", None, None);
-    let doc = json!({
+    let mut doc = json!({
         "asset": { "version": "2.0", "generator": TEST_GENERATOR },
         "scene": 0,
         "scenes": [{ "name": garment.name, "nodes": [top, garment_node] }],
         "nodes": nodes,
         "skins": [{ "name": "skeleton", "joints": joints, "skeleton": b::ROOT, "inverseBindMatrices": a_ibm }],
-        "meshes": [{ "name": garment.name, "primitives": [primitive] }],
-        "materials": [fabric()],
+        "meshes": [{ "name": garment.name, "primitives": primitives }],
         "buffers": [{ "byteLength": bin.data.len() }],
         "bufferViews": bin.views,
         "accessors": bin.accessors,
     });
+    for (key, array) in arrays {
+        doc[key] = array;
+    }
     (doc, bin.data, at)
 }
 
