@@ -19,12 +19,11 @@
 //! - Bones sit on the grid's particles by the method's rule ([`GarmentRig`]); every simulated
 //!   vertex of the garment is skinned to at most four of them by its place on the grid,
 //!   blended into its own body weights over a band below the pin line and round the armholes.
-//! - A closed garment whose lower rows hang over the thighs (a skirt) hangs from the hips, as
-//!   the skirt template does, and keeps them out of the legs with the skirt's leg lines
-//!   ([`LegBones`], the cloth's row pass): its rows from the hips down go over a raised thigh
-//!   whole, with their reference points. An open one (a long coat) keeps its own weights
-//!   and its reference points, and the leg lines only keep its rows out of the legs
-//!   ([`Legs::of`] says why).
+//! - A garment whose lower rows hang over the thighs (a skirt, a long coat) hangs from the
+//!   hips, as the skirt template does, and keeps them out of the legs with the skirt's leg
+//!   lines ([`LegBones`], the cloth's row pass; [`Legs::of`] says why): a closed one's rows
+//!   from the hips down go over a raised thigh whole, with their reference points; an open
+//!   one's reference points stay where the hips carry them.
 //! - The two rows under the pinned one ease from the pinned row's binding into the
 //!   garment's own weights ([`EASED_ROWS`]).
 
@@ -136,11 +135,11 @@ struct Legs {
 
 impl Legs {
     /// The legs of `character` for `grid`, or `None` where its hem ends above the rows the
-    /// leg lines push. A closed garment hangs from the hips over them, as the skirt template
-    /// does; an open one (a long coat) keeps its own weights (hung from the hips its rows
-    /// stretched further) and the lines only keep its rows out of the legs: without them a
-    /// calf slipped between two neighbours in a row and the collision pushed them to its two
-    /// sides, the link across the leg at several times its length on a walk.
+    /// leg lines push. A garment over them hangs from the hips, open or closed, as the skirt
+    /// template does, and the lines keep its rows out of the legs: without them a calf
+    /// slipped between two neighbours in a row and the collision pushed them to its two
+    /// sides, the link across the leg at several times its length on a walk; on its own
+    /// weights a long coat's references followed each thigh apart.
     fn of(character: &Character, model: &[Mat4], grid: &FoundGrid) -> Option<Self> {
         let (pin, hem) = (grid.pin_height, grid.hem_height);
         let bones = LegBones::of(character, model);
@@ -195,7 +194,7 @@ impl ImportedGarment {
         let parts = vertex_parts(character, worn);
         let mut grid = find_grid(character, &model, worn, &parts, choice)?;
         let legs = Legs::of(character, &model, &grid);
-        if legs.is_some() && grid.closed {
+        if legs.is_some() {
             // Hung from the hips, as the skirt template hangs: the legs swing under the rows
             // and the leg lines keep the cloth out of them.
             let leg = leg_bones(character);
@@ -304,16 +303,23 @@ impl Garment for ImportedGarment {
         }
     }
 
-    /// A long garment's lower rows keep their references out of the leg lines too, so the max
-    /// distance sphere is centred where the leg lines let the cloth be.
+    fn reference_span(&self) -> f32 {
+        match self.legs {
+            Some(_) => super::OVER_LEGS_REFERENCE_SPAN,
+            None => super::REFERENCE_SPAN,
+        }
+    }
+
     fn carries_rows_last(&self) -> bool {
         self.legs.is_some() && !self.grid.closed
     }
 
+    /// A closed long garment's lower rows keep their references out of the leg lines too, so the max
+    /// distance sphere is centred where the leg lines let the cloth be.
     fn keep_references(&self, references: &mut [Vec3]) {
-        // An open garment's references stay on its own weights: pushed out over the legs
-        // from between them as a skirt's are, a coat's back rows' references parted several
-        // times their rest length on a run.
+        // An open garment's references stay where the hips carry them: pushed out over the
+        // legs from between them as a skirt's are, a coat's back rows' references parted
+        // several times their rest length on a run.
         if self.legs.is_some() && self.grid.closed {
             self.lines
                 .push_references(self.rig.topology.cols, references);

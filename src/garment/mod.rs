@@ -45,6 +45,14 @@ pub use torn_mesh::open_indices;
 /// length, unless a garment says otherwise ([`Garment::reference_span`]).
 pub const REFERENCE_SPAN: f32 = 1.5;
 
+/// The [`REFERENCE_SPAN`] of a garment hung from the hips over the legs (the skirt template,
+/// and the artist's garment whose hem hangs over the thighs): closer, because a knee rising
+/// under the front pushes one reference of a lower row ahead of the thigh. With the jackets'
+/// span its neighbours' spheres stay round the thigh's sides and a run holds the link between
+/// them far over rest; at 1.2 they come over the thigh with it. Closer still (1.1, 1.0) draws
+/// the spheres so close that a jump's stretch grows.
+pub const OVER_LEGS_REFERENCE_SPAN: f32 = 1.2;
+
 /// The character's pose in one step, as a garment sees it.
 #[derive(Clone, Copy)]
 pub struct Posed<'a> {

@@ -216,13 +216,6 @@ const SKIRT_LEG_ROWS: LegRows = LegRows {
     lift_from: OVER_LEGS_ROWS,
 };
 
-/// The skirt's reference points keep its [`REFERENCE_SPAN`](super::REFERENCE_SPAN) closer: a
-/// knee rising under the front of the skirt pushes one reference of the hem ahead of the
-/// thigh. With the jackets' span its neighbours' spheres stay round the thigh's sides and a run
-/// holds the link between them far over rest; at 1.2 they come over the thigh with it. Closer
-/// still (1.1, 1.0) draws the spheres so close that a jump's stretch grows.
-const SKIRT_REFERENCE_SPAN: f32 = 1.2;
-
 /// The skirt on one character: its rig, what it collides with, its legs, and the state of its
 /// pass after the cloth's step.
 #[derive(Clone, Debug)]
@@ -281,7 +274,7 @@ impl Garment for Skirt {
     }
 
     fn reference_span(&self) -> f32 {
-        SKIRT_REFERENCE_SPAN
+        super::OVER_LEGS_REFERENCE_SPAN
     }
 
     fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]) {
