@@ -8,7 +8,6 @@
 //! as the file is written.
 
 use std::ffi::{c_char, CStr, CString};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use cloth_tuner::export::runtime::{GarmentRuntime, RuntimeError};
@@ -113,13 +112,8 @@ pub unsafe extern "C" fn ct_garment_load(
 /// `garment` must be null or a pointer from [`ct_garment_load`] not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn ct_garment_free(garment: *mut CtGarment) {
-    if garment.is_null() || !garment.is_aligned() {
-        return;
-    }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: made by Box::into_raw in ct_garment_load and not freed yet (contract).
-        drop(unsafe { Box::from_raw(garment) });
-    }));
+    // SAFETY: made by Box::into_raw in ct_garment_load and not freed yet (contract).
+    unsafe { crate::free_boxed(garment) }
 }
 
 /// Advances the garment by `dt` seconds of game time (the frame's) on the engine's pose and

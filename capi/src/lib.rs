@@ -422,12 +422,22 @@ pub unsafe extern "C" fn ct_cloth_create(
 /// `cloth` must be null or a pointer from [`ct_cloth_create`] not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn ct_cloth_free(cloth: *mut CtCloth) {
-    if cloth.is_null() || !cloth.is_aligned() {
+    // SAFETY: made by Box::into_raw in ct_cloth_create and not freed yet (contract).
+    unsafe { free_boxed(cloth) }
+}
+
+/// Drops a handle made by `Box::into_raw`; null or misaligned is ignored, a panic in the drop
+/// never crosses into C.
+///
+/// # Safety
+/// `handle` must be null or from `Box::into_raw` and not yet freed.
+pub(crate) unsafe fn free_boxed<T>(handle: *mut T) {
+    if handle.is_null() || !handle.is_aligned() {
         return;
     }
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: made by Box::into_raw in ct_cloth_create and not freed yet (contract).
-        drop(unsafe { Box::from_raw(cloth) });
+        // SAFETY: the caller's contract.
+        drop(unsafe { Box::from_raw(handle) });
     }));
 }
 

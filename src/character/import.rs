@@ -555,10 +555,14 @@ fn body_of(reach: &[usize]) -> Option<usize> {
 /// and the coverage does not count it as skin; it is not drawn either.
 pub(crate) const BODY_PART_SHARE: f32 = 0.2;
 
-/// A skinned mesh node's triangle primitives, each with its vertices placed at the rest pose
-/// in the file's world space (position, normal) and the file's primitive (for its look).
+/// One triangle primitive of a skinned mesh node: what was read, each vertex placed at the
+/// rest pose in the file's world space (position, normal), and the file's primitive (for its
+/// look).
+type PlacedPart<'a> = (SkinnedMesh, Vec<(Vec3, Vec3)>, gltf::Primitive<'a>);
+
+/// A skinned mesh node's triangle primitives ([`PlacedPart`]).
 struct NodeParts<'a> {
-    parts: Vec<(SkinnedMesh, Vec<(Vec3, Vec3)>, gltf::Primitive<'a>)>,
+    parts: Vec<PlacedPart<'a>>,
 }
 
 impl NodeParts<'_> {
