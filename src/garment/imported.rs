@@ -21,9 +21,10 @@
 //!   blended into its own body weights over a band below the pin line and round the armholes.
 //! - A garment whose lower rows hang over the thighs (a skirt, a long coat) hangs from the
 //!   hips, as the skirt template does, and keeps them out of the legs with the skirt's leg
-//!   lines ([`LegBones`], the cloth's row pass; [`Legs::of`] says why): a closed one's rows
-//!   from the hips down go over a raised thigh whole, with their reference points; an open
-//!   one's reference points stay where the hips carry them.
+//!   lines ([`LegBones`], the cloth's row pass; [`Legs::of`] says why): its rows from the hips
+//!   down go over a raised thigh whole, with their reference points, and an open one's row
+//!   references are carried together again after the column reach
+//!   ([`Garment::carries_rows_last`]).
 //! - The two rows under the pinned one ease from the pinned row's binding into the
 //!   garment's own weights ([`EASED_ROWS`]).
 
@@ -136,10 +137,10 @@ struct Legs {
 impl Legs {
     /// The legs of `character` for `grid`, or `None` where its hem ends above the rows the
     /// leg lines push. A garment over them hangs from the hips, open or closed, as the skirt
-    /// template does, and the lines keep its rows out of the legs: without them a calf
-    /// slipped between two neighbours in a row and the collision pushed them to its two
-    /// sides, the link across the leg at several times its length on a walk; on its own
-    /// weights a long coat's references followed each thigh apart.
+    /// template does, and the lines keep its rows and their references out of the legs:
+    /// without them a calf slipped between two neighbours in a row and the collision pushed
+    /// them to its two sides, the link across the leg at several times its length on a walk;
+    /// on its own weights a long coat's references followed each thigh apart.
     fn of(character: &Character, model: &[Mat4], grid: &FoundGrid) -> Option<Self> {
         let (pin, hem) = (grid.pin_height, grid.hem_height);
         let bones = LegBones::of(character, model);
@@ -311,16 +312,15 @@ impl Garment for ImportedGarment {
     }
 
     fn carries_rows_last(&self) -> bool {
+        // A closed one's rows are welded at the seam and held by the row pass round both
+        // legs; carried again, a skirt's hem went into the body on a jump.
         self.legs.is_some() && !self.grid.closed
     }
 
-    /// A closed long garment's lower rows keep their references out of the leg lines too, so the max
+    /// A long garment's lower rows keep their references out of the leg lines too, so the max
     /// distance sphere is centred where the leg lines let the cloth be.
     fn keep_references(&self, references: &mut [Vec3]) {
-        // An open garment's references stay where the hips carry them: pushed out over the
-        // legs from between them as a skirt's are, a coat's back rows' references parted
-        // several times their rest length on a run.
-        if self.legs.is_some() && self.grid.closed {
+        if self.legs.is_some() {
             self.lines
                 .push_references(self.rig.topology.cols, references);
         }

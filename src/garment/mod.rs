@@ -127,9 +127,9 @@ pub trait Garment: Any + Send + Sync {
     /// Whether the scene keeps neighbouring reference points in a row within
     /// [`Garment::reference_span`] once more after it has kept each column's references in
     /// the hard constraints' reach (which moves them down the columns and can part a row
-    /// again). An open garment over the legs (a long coat) asks for it: its references
-    /// follow its own weights on both thighs, and the column reach parted its rows' reference
-    /// points past what the cloth can span on a dodge or a run.
+    /// again). The artist's open garment over the legs asks for it: pushed over a lunging thigh
+    /// and then down its columns, its rows' reference points parted past what the cloth can
+    /// span (a long coat's rows at several times their length on a dodge and a jump).
     fn carries_rows_last(&self) -> bool {
         false
     }

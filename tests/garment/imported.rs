@@ -76,7 +76,7 @@ fn assert_holds(m: &Metrics, what: &str) {
 }
 
 #[test]
-fn a_long_coat_in_the_characters_file_is_not_body_and_holds_on_the_walk_and_the_run() {
+fn a_long_coat_in_the_characters_file_is_not_body_and_keeps_its_rows_over_the_legs() {
     let dir = tempfile::tempdir().unwrap();
     let bare = Character::open(rig_wearing(dir.path(), &[]), None).unwrap();
     let path = rig_wearing(dir.path(), &[GarmentKind::LongCoat]);
@@ -117,11 +117,17 @@ fn a_long_coat_in_the_characters_file_is_not_body_and_holds_on_the_walk_and_the_
     // Hung from the hips, the leg lines keep a calf from slipping between two neighbours of
     // a row (the collision pushed them to its two sides, the link across the leg at a third
     // past its length on the walk, more than its length on the run).
-    for clip in ["walk", "run"] {
+    // The dodge is held at its figure (10.3 %): a lunging thigh rises into the coat's front.
+    for (clip, rows) in [
+        ("walk", 10.0),
+        ("run", 10.0),
+        ("jump", 10.0),
+        ("dodge", 10.5),
+    ] {
         let m = run(&character, &coat, clip, 2.0);
         assert_holds(&m, &format!("long coat, {clip}"));
         assert!(
-            m.max_horizontal_stretch_pct <= 10.0,
+            m.max_horizontal_stretch_pct <= rows,
             "long coat, {clip}: rows {m:?}"
         );
     }
