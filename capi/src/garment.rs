@@ -14,7 +14,9 @@ use cloth_tuner::export::runtime::{GarmentRuntime, RuntimeError};
 use cloth_tuner::sim::Frame;
 use glam::Mat4;
 
-use crate::{aligned, as_mut, as_ref, guard, null, quat, slice, vec3, CtFrame, CtStatus};
+use crate::{
+    aligned, as_mut, as_ref, first_out, guard, null, quat, slice, vec3, CtFrame, CtStatus,
+};
 
 /// A 4 x 4 matrix, column-major: `m[0..4]` the first column, `m[12..15]` the translation.
 #[repr(C)]
@@ -152,16 +154,10 @@ pub unsafe extern "C" fn ct_garment_step(
         // SAFETY: per the contract, valid or null.
         let root = unsafe { as_ref(root, "root") }?;
         let bones = g.runtime.cloth_bones().len();
-        if out_count < bones {
-            return Err((
-                CtStatus::InvalidArgument,
-                format!("`out_count` is {out_count}; the garment has {bones} cloth bones"),
-            ));
-        }
-        if out_bone_matrices.is_null() {
-            return Err(null("out_bone_matrices"));
-        }
-        aligned(out_bone_matrices, "out_bone_matrices")?;
+        let names = ("out_bone_matrices", "out_count");
+        let has = || format!("the garment has {bones} cloth bones");
+        // SAFETY: writable for `out_count` values per the contract.
+        let out = unsafe { first_out(out_bone_matrices, out_count, bones, names, has) }?;
         if joint_count > g.pose.len() {
             return Err((
                 CtStatus::InvalidArgument,
@@ -179,8 +175,6 @@ pub unsafe extern "C" fn ct_garment_step(
         }
         let frame = Frame::new(quat(root.rotation), vec3(root.translation));
         g.runtime.step(pose, frame, dt).map_err(status_of)?;
-        // SAFETY: writable for `out_count` >= `bones` values per the contract.
-        let out = unsafe { std::slice::from_raw_parts_mut(out_bone_matrices, bones) };
         for (o, m) in out.iter_mut().zip(g.runtime.cloth_bones()) {
             o.m = m.to_cols_array();
         }

@@ -332,18 +332,41 @@ unsafe fn per_particle_out<'a, T>(
     len: usize,
     particles: usize,
 ) -> Result<&'a mut [T], (CtStatus, String)> {
-    if len < particles {
+    let names = ("out", "len");
+    // SAFETY: the caller's contract.
+    unsafe {
+        first_out(out, len, particles, names, || {
+            format!("the cloth has {particles} particles")
+        })
+    }
+}
+
+/// The first `needed` values of a caller's buffer `out` of `len` values, refused when it is
+/// shorter (the message: the length argument's name and `len`, then `has`, what there is to
+/// write), null or misaligned. `names` are the buffer's and the length's argument names. The
+/// message is built only on a refusal, so a call that succeeds allocates nothing.
+///
+/// # Safety
+/// `out` must be null or writable for `len` values.
+pub(crate) unsafe fn first_out<'a, T>(
+    out: *mut T,
+    len: usize,
+    needed: usize,
+    (out_name, len_name): (&str, &str),
+    has: impl FnOnce() -> String,
+) -> Result<&'a mut [T], (CtStatus, String)> {
+    if len < needed {
         return Err((
             CtStatus::InvalidArgument,
-            format!("`len` is {len}; the cloth has {particles} particles"),
+            format!("`{len_name}` is {len}; {}", has()),
         ));
     }
     if out.is_null() {
-        return Err(null("out"));
+        return Err(null(out_name));
     }
-    aligned(out, "out")?;
-    // SAFETY: writable for `len` >= `particles` values per the contract.
-    Ok(unsafe { std::slice::from_raw_parts_mut(out, particles) })
+    aligned(out, out_name)?;
+    // SAFETY: writable for `len` >= `needed` values per the contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(out, needed) })
 }
 
 /// Creates a cloth from a preset file and a grid: `cols` x `rows` particles, `rest` their
