@@ -14,9 +14,7 @@ use cloth_tuner::export::runtime::{GarmentRuntime, RuntimeError};
 use cloth_tuner::sim::Frame;
 use glam::Mat4;
 
-use crate::{
-    aligned, as_mut, as_ref, first_out, guard, null, quat, slice, vec3, CtFrame, CtStatus,
-};
+use crate::{as_mut, as_ref, first_out, guard, null, quat, slice, vec3, CtFrame, CtStatus};
 
 /// A 4 x 4 matrix, column-major: `m[0..4]` the first column, `m[12..15]` the translation.
 #[repr(C)]
@@ -76,12 +74,8 @@ pub unsafe extern "C" fn ct_garment_load(
     out: *mut *mut CtGarment,
 ) -> CtStatus {
     guard(|| {
-        if out.is_null() {
-            return Err(null("out"));
-        }
-        aligned(out, "out")?;
-        // SAFETY: checked non-null and aligned; the caller gives writable storage.
-        unsafe { *out = std::ptr::null_mut() };
+        // SAFETY: per the contract.
+        unsafe { crate::clear_handle_out(out) }?;
         // SAFETY: per the contract.
         let glb = unsafe { path(glb_path, "glb_path") }?;
         let preset = if preset_path.is_null() {

@@ -386,12 +386,8 @@ pub unsafe extern "C" fn ct_cloth_create(
     out: *mut *mut CtCloth,
 ) -> CtStatus {
     guard(|| {
-        if out.is_null() {
-            return Err(null("out"));
-        }
-        aligned(out, "out")?;
-        // SAFETY: checked non-null and aligned; the caller gives writable storage.
-        unsafe { *out = std::ptr::null_mut() };
+        // SAFETY: per the contract.
+        unsafe { clear_handle_out(out) }?;
         if preset_path.is_null() {
             return Err(null("preset_path"));
         }
@@ -447,6 +443,21 @@ pub unsafe extern "C" fn ct_cloth_create(
 pub unsafe extern "C" fn ct_cloth_free(cloth: *mut CtCloth) {
     // SAFETY: made by Box::into_raw in ct_cloth_create and not freed yet (contract).
     unsafe { free_boxed(cloth) }
+}
+
+/// Checks a handle's out-parameter `out` (non-null, aligned) and sets it to null, so a
+/// refused call leaves the caller no dangling handle.
+///
+/// # Safety
+/// `out` must be null or writable storage for a pointer.
+pub(crate) unsafe fn clear_handle_out<T>(out: *mut *mut T) -> Result<(), (CtStatus, String)> {
+    if out.is_null() {
+        return Err(null("out"));
+    }
+    aligned(out, "out")?;
+    // SAFETY: checked non-null and aligned; the caller gives writable storage.
+    unsafe { *out = std::ptr::null_mut() };
+    Ok(())
 }
 
 /// Drops a handle made by `Box::into_raw`; null or misaligned is ignored, a panic in the drop
