@@ -55,7 +55,7 @@ impl GarmentKind {
 
 /// A skinned garment mesh in the bind pose, character space (metres, +Y up, facing +Z, left
 /// at +X), joints as indices into [`body::bones`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GarmentMesh {
     pub name: String,
     pub positions: Vec<Vec3>,
@@ -232,12 +232,7 @@ pub fn garment_mesh_fine(
     let part = classify(body);
     let mut out = GarmentMesh {
         name: spec.name.to_string(),
-        positions: Vec::new(),
-        normals: Vec::new(),
-        uvs: Vec::new(),
-        indices: Vec::new(),
-        joints: Vec::new(),
-        weights: Vec::new(),
+        ..GarmentMesh::default()
     };
     let mut sleeves = Vec::new();
     if let Some((end, ease)) = spec.sleeves {
@@ -1026,12 +1021,7 @@ fn halves(g: &GarmentMesh) -> [GarmentMesh; 2] {
     [&g.indices[..cut], &g.indices[cut..]].map(|corners| {
         let mut out = GarmentMesh {
             name: g.name.clone(),
-            positions: Vec::new(),
-            normals: Vec::new(),
-            uvs: Vec::new(),
-            indices: Vec::new(),
-            joints: Vec::new(),
-            weights: Vec::new(),
+            ..GarmentMesh::default()
         };
         let mut new_index = vec![u32::MAX; g.positions.len()];
         for &i in corners {
