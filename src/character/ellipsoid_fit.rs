@@ -399,15 +399,19 @@ mod tests {
         e.centre.x.abs() + e.radii.x
     }
 
-    #[test]
-    fn fitted_to_the_builtin_body_the_hips_and_thighs_reach_the_hand_placed_ones() {
-        // The built-in body from a file that brings no ellipsoids: fitted from its skin.
+    /// The built-in body from a file that brings no ellipsoids: fitted from its skin.
+    fn fitted_builtin_body() -> Character {
         let style = cloth_tuner_assets::test_rig::RigStyle {
             clips: Vec::new(),
             ..Default::default()
         };
         let glb = cloth_tuner_assets::test_rig::test_rig_glb(&style);
-        let fitted = Character::from_glb(&glb, "test.glb").unwrap();
+        Character::from_glb(&glb, "test.glb").unwrap()
+    }
+
+    #[test]
+    fn fitted_to_the_builtin_body_the_hips_and_thighs_reach_the_hand_placed_ones() {
+        let fitted = fitted_builtin_body();
         let builtin = Character::builtin();
         // The jacket rests on these at the hips: narrower ones let the hips poke through it.
         for name in ["hips", "thigh_l_upper", "thigh_r_upper", "thigh_l_lower"] {
@@ -423,12 +427,7 @@ mod tests {
     fn fitted_limbs_overlap_along_the_bone_as_the_hand_placed_ones_do() {
         // Shrunk along the bone, the thigh's halves left a notch between them (and below the
         // hips) where a jacket's hem caught and its rows stretched past 50 % on the run.
-        let style = cloth_tuner_assets::test_rig::RigStyle {
-            clips: Vec::new(),
-            ..Default::default()
-        };
-        let glb = cloth_tuner_assets::test_rig::test_rig_glb(&style);
-        let fitted = Character::from_glb(&glb, "test.glb").unwrap();
+        let fitted = fitted_builtin_body();
         let builtin = Character::builtin();
         for limb in ["thigh_l", "calf_r", "upperarm_l"] {
             let half = |c: &Character, part: &str| {
