@@ -55,8 +55,9 @@ fn cloth_tuner(args: &[&str]) -> std::process::Output {
 #[cfg(feature = "gui")]
 mod pictures {
     use super::*;
+    use crate::regress::regress_beside;
     use crate::wedge::{header_names, row_cells};
-    use cloth_tuner::cli::regress::{regress, summary, RegressArgs};
+    use cloth_tuner::cli::regress::summary;
     use cloth_tuner::cli::render::{render, CameraSpec, RenderArgs};
     use cloth_tuner::picture::read_png;
     use common::have_gl;
@@ -123,19 +124,7 @@ mod pictures {
             }]
         });
         std::fs::write(&manifest, text.to_string()).unwrap();
-        let run = |update: bool| {
-            regress(&RegressArgs {
-                manifest: manifest.clone(),
-                character: Default::default(),
-                golden: dir.join("golden"),
-                out: dir.join("out"),
-                update,
-                quiet: true,
-                shard: None,
-                junit: None,
-            })
-            .unwrap()
-        };
+        let run = |update: bool| regress_beside(&manifest, &dir, update);
         let written = run(true);
         assert_eq!(written.updated.len(), 1);
         let golden = &written.updated[0];

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use common::{have_gl, scratch};
 
-use cloth_tuner::cli::regress::{regress, summary, RegressArgs};
+use cloth_tuner::cli::regress::{regress, summary, RegressArgs, Report};
 use cloth_tuner::cli::render::{render, CameraSpec, RenderArgs};
 
 #[test]
@@ -419,19 +419,7 @@ fn a_manifest_case_plays_the_character_it_names() {
         }]
     });
     std::fs::write(&manifest, text.to_string()).unwrap();
-    let run = |update: bool| {
-        regress(&RegressArgs {
-            manifest: manifest.clone(),
-            character: Default::default(),
-            golden: dir.join("golden"),
-            out: dir.join("out"),
-            update,
-            quiet: true,
-            shard: None,
-            junit: None,
-        })
-        .unwrap()
-    };
+    let run = |update: bool| regress_beside(&manifest, &dir, update);
     let written = run(true);
     let names: Vec<String> = written
         .updated
@@ -586,4 +574,20 @@ fn an_ab_render_puts_a_left_and_b_right_each_as_its_own_render_draws_it() {
         a.pixels != b.pixels,
         "the two presets should look different"
     );
+}
+
+/// `regress` on `manifest` with its goldens in `dir/golden` and its pictures in `dir/out`,
+/// writing the goldens when `update`: a manifest of the test's own, run quietly.
+pub(crate) fn regress_beside(manifest: &Path, dir: &Path, update: bool) -> Report {
+    regress(&RegressArgs {
+        manifest: manifest.to_path_buf(),
+        character: Default::default(),
+        golden: dir.join("golden"),
+        out: dir.join("out"),
+        update,
+        quiet: true,
+        shard: None,
+        junit: None,
+    })
+    .unwrap()
 }
