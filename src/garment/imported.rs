@@ -548,11 +548,11 @@ fn ease_below_pin(bindings: &mut [Binding], cols: usize, pinned: Binding) {
     for r in 1..=EASED_ROWS.min(rows.saturating_sub(1)) {
         let own = r as f32 / (EASED_ROWS + 1) as f32;
         for b in &mut bindings[r * cols..(r + 1) * cols] {
-            let entries: Vec<(u16, f32)> = pinned
-                .iter()
-                .map(|&(d, w)| (d, w * (1.0 - own)))
-                .chain(b.iter().map(|&(d, w)| (d, w * own)))
-                .collect();
+            let mut entries = [(0u16, 0f32); 8];
+            for (k, &(d, w)) in pinned.iter().enumerate() {
+                entries[k] = (d, w * (1.0 - own));
+                entries[k + 4] = (b[k].0, b[k].1 * own);
+            }
             *b = mix_bindings(&entries);
         }
     }
