@@ -37,7 +37,6 @@ use crate::preset::Garment as Template;
 use crate::sim::{Cloth, FabricParams, Frame, LegLines};
 
 pub use layout::GridLayout;
-pub(crate) use nearest::PointGrid;
 pub use rig::{Binding, GarmentError, GarmentRig, RenderMesh, RigFrame};
 pub use torn_mesh::open_indices;
 

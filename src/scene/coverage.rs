@@ -2,10 +2,16 @@
 //!
 //! At rest, the body's vertices the grid should cover are those of the torso and the legs
 //! between the grid's top row and its hem, and round the body between its first and last
-//! columns (a jacket's front opening is not covered). Each is paired with the nearest vertex
-//! of the garment's outer surface (on the grid's surface, its normal facing away from the
-//! body's axis). In a pose, a body vertex shows when it lies outside its garment vertex's
-//! tangent plane: further out along the garment's normal than the garment.
+//! columns (a jacket's front opening is not covered). In a pose, each is looked at from
+//! outside, along the horizontal line from the pelvis's vertical axis through it (as a camera
+//! circling the character at its height would): it shows through when it lies further out
+//! than the garment's outer surface (the triangles on the grid's surface whose normals faced
+//! away from the axis at rest) on that line. Where no garment triangle crosses the line (below
+//! a hem lifted by a knee, in a front swung open), the garment does not cover it in that pose
+//! and it does not count.
+//!
+//! The garment's outer surface is drawn once per measurement into a map round the axis: per
+//! angle and height, the largest distance from the axis of a garment triangle there.
 
 use std::f32::consts::TAU;
 
@@ -14,15 +20,24 @@ use glam::Vec3;
 use crate::character::{Character, Role};
 use crate::garment::GarmentRig;
 
-/// Body vertices the garment should cover, each with the garment vertex that covers it.
+/// Body vertices the garment should cover, and the garment's outer surface.
 #[derive(Clone, Debug, Default)]
 pub struct Coverage {
-    pairs: Vec<(u32, u32)>,
+    /// The body vertices the garment covers at rest.
+    body: Vec<u32>,
+    /// The garment's outer-surface triangles (render vertex indices).
+    outer: Vec<[u32; 3]>,
 }
 
-/// How far outside its garment vertex's tangent plane a body vertex may lie before it counts
-/// as showing, metres: the drawn mesh is flat between vertices a few centimetres apart.
+/// How far outside the garment's surface a body vertex may lie before it counts as showing,
+/// metres: the drawn mesh is flat between vertices a few centimetres apart.
 const SHOW_TOLERANCE_M: f32 = 0.003;
+
+/// The map's cells round the axis (one and a half degrees each: 4 mm at a waist's radius).
+const MAP_ANGLES: usize = 240;
+
+/// The map's cell height, metres.
+const MAP_CELL_HEIGHT: f32 = 0.01;
 
 impl Coverage {
     /// The pairs for `rig` on `character` at rest (`axis`: the body's vertical axis, x and z).
@@ -42,13 +57,18 @@ impl Coverage {
             (angle(last) - start).rem_euclid(TAU)
         };
         let render = &rig.render;
-        let outer: Vec<usize> = (0..render.vertex_count())
-            .filter(|&v| rig.shell_grid_coords(v as u32).is_some())
-            .filter(|&v| {
+        let outer: Vec<bool> = (0..render.vertex_count())
+            .map(|v| {
                 let p = render.positions[v];
                 let out = Vec3::new(p.x - axis.0, 0.0, p.z - axis.1);
-                render.normals[v].dot(out) > 0.0
+                rig.shell_grid_coords(v as u32).is_some() && render.normals[v].dot(out) > 0.0
             })
+            .collect();
+        let outer: Vec<[u32; 3]> = render
+            .indices
+            .chunks_exact(3)
+            .map(|t| [t[0], t[1], t[2]])
+            .filter(|t| t.iter().all(|&v| outer[v as usize]))
             .collect();
         if outer.is_empty() {
             return Self::default();
@@ -70,44 +90,136 @@ impl Coverage {
             )
         };
         let body = &character.mesh.positions;
-        let grid =
-            crate::garment::PointGrid::new(outer.iter().map(|&v| render.positions[v]).collect());
-        let pairs = (0..body.len())
+        let body = (0..body.len())
             .filter(|&b| covered(owner[b]))
             .filter(|&b| (hem..=top).contains(&body[b].y))
             .filter(|&b| (angle(body[b]) - start).rem_euclid(TAU) <= span)
-            .filter_map(|b| {
-                let k = grid.nearest::<1>(body[b])[0]?;
-                Some((b as u32, outer[k] as u32))
-            })
+            .map(|b| b as u32)
             .collect();
-        Self { pairs }
+        Self { body, outer }
     }
 
     /// How many body vertices the garment should cover.
     pub fn len(&self) -> usize {
-        self.pairs.len()
+        self.body.len()
     }
 
     /// Whether the garment covers no body vertex (a veil's over the head and shoulders).
     pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
+        self.body.is_empty() || self.outer.is_empty()
     }
 
     /// The share of those that show through the drawn garment, percent: `body` the skinned
-    /// body, `garment` and `normals` the skinned garment.
-    pub fn showing_pct(&self, body: &[Vec3], garment: &[Vec3], normals: &[Vec3]) -> f32 {
-        if self.pairs.is_empty() {
+    /// body, `garment` the skinned garment, `axis` the pelvis's vertical axis (x, z) in this
+    /// pose.
+    pub fn showing_pct(&self, body: &[Vec3], garment: &[Vec3], axis: (f32, f32)) -> f32 {
+        if self.body.is_empty() || self.outer.is_empty() {
             return 0.0;
         }
+        let map = RadiusMap::draw(&self.outer, garment, axis);
         let showing = self
-            .pairs
+            .body
             .iter()
-            .filter(|&&(b, g)| {
-                let (b, g) = (b as usize, g as usize);
-                (body[b] - garment[g]).dot(normals[g]) > SHOW_TOLERANCE_M
+            .filter(|&&b| {
+                let (a, y, r) = cylindrical(body[b as usize], axis);
+                map.at(a, y)
+                    .is_some_and(|outside| r > outside + SHOW_TOLERANCE_M)
             })
             .count();
-        100.0 * showing as f32 / self.pairs.len() as f32
+        100.0 * showing as f32 / self.body.len() as f32
+    }
+}
+
+/// A point's angle round the axis (radians, 0 toward +z, as [`Coverage::new`] measures),
+/// height and distance from the axis.
+fn cylindrical(p: Vec3, axis: (f32, f32)) -> (f32, f32, f32) {
+    let (x, z) = (p.x - axis.0, p.z - axis.1);
+    (x.atan2(z), p.y, x.hypot(z))
+}
+
+/// Per angle round the axis and height, the largest distance from the axis of the garment's
+/// outer surface there (`NaN` where it has none).
+struct RadiusMap {
+    bottom: f32,
+    rows: usize,
+    radius: Vec<f32>,
+}
+
+impl RadiusMap {
+    /// The map of `triangles` of the mesh at `pos`.
+    fn draw(triangles: &[[u32; 3]], pos: &[Vec3], axis: (f32, f32)) -> Self {
+        let ys = triangles.iter().flatten().map(|&v| pos[v as usize].y);
+        let (bottom, top) = ys.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+        let rows = if bottom.is_finite() && top.is_finite() {
+            (((top - bottom) / MAP_CELL_HEIGHT) as usize + 1).min(4096)
+        } else {
+            0
+        };
+        let mut map = Self {
+            bottom,
+            rows,
+            radius: vec![f32::NAN; rows * MAP_ANGLES],
+        };
+        for t in triangles {
+            map.fill(t.map(|v| cylindrical(pos[v as usize], axis)));
+        }
+        map
+    }
+
+    /// The map's column and row of angle `a` and height `y` (the row may be out of the map).
+    fn cell(&self, a: f32, y: f32) -> (isize, isize) {
+        let da = TAU / MAP_ANGLES as f32;
+        (
+            ((a + std::f32::consts::PI) / da).floor() as isize,
+            ((y - self.bottom) / MAP_CELL_HEIGHT).floor() as isize,
+        )
+    }
+
+    /// The garment's distance from the axis at angle `a` and height `y`, if it is there.
+    fn at(&self, a: f32, y: f32) -> Option<f32> {
+        let (c, r) = self.cell(a, y);
+        if r < 0 || r as usize >= self.rows {
+            return None;
+        }
+        let c = c.rem_euclid(MAP_ANGLES as isize) as usize;
+        let v = self.radius[r as usize * MAP_ANGLES + c];
+        (!v.is_nan()).then_some(v)
+    }
+
+    /// Draws one triangle (each corner's angle, height and distance from the axis): every cell
+    /// whose centre it covers, seen from the axis, takes the triangle's distance there where
+    /// that is further out than what the cell holds.
+    fn fill(&mut self, [p0, mut p1, mut p2]: [(f32, f32, f32); 3]) {
+        // Angles within half a turn of the first corner's, so a triangle across the map's
+        // edge (behind the body) stays one triangle.
+        for p in [&mut p1, &mut p2] {
+            p.0 = p0.0 + (p.0 - p0.0 + std::f32::consts::PI).rem_euclid(TAU) - std::f32::consts::PI;
+        }
+        let area = (p1.0 - p0.0) * (p2.1 - p0.1) - (p2.0 - p0.0) * (p1.1 - p0.1);
+        if area.abs() < 1e-9 || !area.is_finite() {
+            return;
+        }
+        let (c0, r0) = self.cell(p0.0.min(p1.0).min(p2.0), p0.1.min(p1.1).min(p2.1));
+        let (c1, r1) = self.cell(p0.0.max(p1.0).max(p2.0), p0.1.max(p1.1).max(p2.1));
+        let da = TAU / MAP_ANGLES as f32;
+        for r in r0.max(0)..=r1.min(self.rows as isize - 1) {
+            let y = self.bottom + (r as f32 + 0.5) * MAP_CELL_HEIGHT;
+            for c in c0..=c1.min(c0 + MAP_ANGLES as isize) {
+                let a = (c as f32 + 0.5) * da - std::f32::consts::PI;
+                let w1 = ((a - p0.0) * (p2.1 - p0.1) - (p2.0 - p0.0) * (y - p0.1)) / area;
+                let w2 = ((p1.0 - p0.0) * (y - p0.1) - (a - p0.0) * (p1.1 - p0.1)) / area;
+                if w1 < 0.0 || w2 < 0.0 || w1 + w2 > 1.0 {
+                    continue;
+                }
+                let radius = p0.2 + w1 * (p1.2 - p0.2) + w2 * (p2.2 - p0.2);
+                let k = r as usize * MAP_ANGLES + c.rem_euclid(MAP_ANGLES as isize) as usize;
+                let cell = &mut self.radius[k];
+                if cell.is_nan() || radius > *cell {
+                    *cell = radius;
+                }
+            }
+        }
     }
 }

@@ -70,8 +70,11 @@ pub struct Metrics {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub binding_rms_mm: Option<f32>,
     /// The largest share over the run of the body's vertices the garment should cover (the
-    /// torso and legs within its grid's rows and columns) that show through the drawn garment,
-    /// percent ([`super::coverage::Coverage`]); absent from a run that did not draw.
+    /// torso and legs within its grid's rows and columns at rest) that show through the drawn
+    /// garment, percent: further from the pelvis's vertical axis than the garment's outer
+    /// surface on the same horizontal line, as a camera circling the character sees them; a
+    /// vertex with no garment on its line (below a lifted hem) is uncovered, not showing
+    /// ([`super::coverage::Coverage`]). Absent from a run that did not draw.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skin_showing_pct: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]

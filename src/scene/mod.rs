@@ -305,8 +305,9 @@ impl Scene {
     /// garment, percent ([`Coverage`]), as of the last [`Scene::skin_meshes`].
     pub fn skin_showing_pct(&self) -> f32 {
         debug_assert!(self.skinned, "Scene::skin_showing_pct before skin_meshes");
+        let pelvis = self.model[self.pelvis].w_axis;
         self.coverage
-            .showing_pct(&self.body_pos, &self.jacket_pos, &self.jacket_nrm)
+            .showing_pct(&self.body_pos, &self.jacket_pos, (pelvis.x, pelvis.z))
     }
 
     /// The character.

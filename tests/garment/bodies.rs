@@ -39,11 +39,9 @@ fn bodies(dir: &Path) -> Vec<(&'static str, Arc<Character>)> {
         .collect()
 }
 
-/// The veil's figure at rest: the measure counts the body's vertices within the veil's rows
-/// and columns, and at rest the neck and shoulders show between its band and its hem on
-/// some bodies (2.7 % robot, 4.1 % slim, 2.9 % soldier, 5.3 % T-pose, 10.6 % short legs; 0
-/// on the others). Held here, not yet near 0 (issue 40).
-const VEIL_AT_REST_PCT: f32 = 11.0;
+/// The most skin that may show through a template at rest on a test body, percent of the
+/// body's vertices it covers: a few vertices where the veil's folds lie on the shoulders.
+const SHOWING_AT_REST_PCT: f32 = 0.5;
 
 #[test]
 fn every_template_covers_every_test_body_at_rest() {
@@ -55,12 +53,7 @@ fn every_template_covers_every_test_body_at_rest() {
                 Scene::new(c.clone(), &preset(&format!("presets/{name}.json")), "idle").unwrap();
             scene.skin_meshes();
             let showing = scene.skin_showing_pct();
-            let limit = if name == "veil" {
-                VEIL_AT_REST_PCT
-            } else {
-                0.0
-            };
-            if showing > limit {
+            if showing > SHOWING_AT_REST_PCT {
                 failures.push(format!("{name} on {body}: {showing:.2} %"));
             }
         }
@@ -79,24 +72,43 @@ const KNOWN_OVER: [(&str, &str, &str, f32); 3] = [
     ("t_pose", "veil", "dodge", 11.1),
 ];
 
-/// The largest horizontal stretch (percent) of `template` on `body` playing `clip` for
-/// `steps` steps, with the other guarantees checked every step.
+/// The skin showing through each template along the dodge and the run on the test bodies
+/// (`skin_showing_pct`, sampled every [`SHOWING_EVERY`] steps), at most, percent. Issue 40
+/// asks for near 0: the down jacket and the skirt are there; on some bodies the tweed's cloth
+/// lies inside the skin where the fitted torso ellipsoids leave the skin outside them, and the
+/// veil's where the shoulders rise through it. Held so that they get no worse.
+const SHOWING_ALONG_CLIPS_PCT: [(&str, f32); 4] = [
+    ("tweed", 5.5),
+    ("down_jacket", 1.0),
+    ("skirt", 1.0),
+    ("veil", 25.5),
+];
+
+/// How often the skin showing is measured along a clip, in steps.
+const SHOWING_EVERY: usize = 5;
+
+/// The largest horizontal stretch and skin showing (percent) of `template` on `body` playing
+/// `clip` for `steps` steps, with the other guarantees checked every step.
 fn largest_stretch(
     c: &Arc<Character>,
     body: &str,
     template: &str,
     clip: &str,
     steps: usize,
-) -> f32 {
+) -> (f32, f32) {
     let p = preset(&format!("presets/{template}.json"));
     let mut scene = Scene::new(c.clone(), &p, clip).unwrap();
     let what = format!("{template} on {body}, {clip}");
-    let mut worst = 0f32;
-    for _ in 0..steps {
+    let (mut worst, mut showing) = (0f32, 0f32);
+    for step in 0..steps {
         assert_jacket_holds(&mut scene, 1, &what);
         worst = worst.max(scene.frame_stats().horizontal_stretch_pct);
+        if step % SHOWING_EVERY == 0 {
+            scene.skin_meshes();
+            showing = showing.max(scene.skin_showing_pct());
+        }
     }
-    worst
+    (worst, showing)
 }
 
 /// `template` on every test body along the dodge and the run: every guarantee but the rows'
@@ -104,21 +116,30 @@ fn largest_stretch(
 fn holds_on_every_body(template: &str) {
     let dir = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
+    let show_limit = SHOWING_ALONG_CLIPS_PCT
+        .iter()
+        .find(|k| k.0 == template)
+        .map_or(0.0, |k| k.1);
     for (body, c) in bodies(dir.path()) {
         for (clip, steps) in [("dodge", 150), ("run", 100)] {
-            let h = largest_stretch(&c, body, template, clip, steps);
+            let (h, showing) = largest_stretch(&c, body, template, clip, steps);
             let known = KNOWN_OVER
                 .iter()
                 .find(|k| (k.0, k.1, k.2) == (body, template, clip));
             let limit = known.map_or(10.0, |k| k.3);
             if h > limit {
-                failures.push(format!("{body}, {clip}: {h:.1} % (limit {limit} %)"));
+                failures.push(format!("{body}, {clip}: rows {h:.1} % (limit {limit} %)"));
+            }
+            if showing > show_limit {
+                failures.push(format!(
+                    "{body}, {clip}: skin showing {showing:.1} % (limit {show_limit} %)"
+                ));
             }
         }
     }
     assert!(
         failures.is_empty(),
-        "{template}: rows stretched past their limit: {failures:?}"
+        "{template}: past its limits: {failures:?}"
     );
 }
 

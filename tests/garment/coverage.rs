@@ -30,33 +30,44 @@ fn the_jackets_and_the_skirt_cover_the_body_at_rest_and_on_the_walk() {
     }
 }
 
-#[test]
-fn a_body_wider_than_its_jacket_shows_through_it() {
+/// The tweed at rest on the built-in character, with its body grown by `scale` about its
+/// vertical axis and moved `drop` metres down: the share of the skin showing through, percent.
+fn showing_of_a_body_moved(scale: f32, drop: f32) -> f32 {
     let character = Arc::new(Character::builtin());
     let mut scene = Scene::new(character, &preset("tweed"), "idle").unwrap();
     scene.skin_meshes();
     let axis = scene.model()[scene.character().roles.bone(Role::Pelvis)].w_axis;
-    // The body grown by two fifths about its vertical axis: it reaches through the jacket.
-    let wide: Vec<Vec3> = scene
+    let moved: Vec<Vec3> = scene
         .body()
         .positions
         .iter()
         .map(|p| {
             Vec3::new(
-                axis.x + (p.x - axis.x) * 1.4,
-                p.y,
-                axis.z + (p.z - axis.z) * 1.4,
+                axis.x + (p.x - axis.x) * scale,
+                p.y - drop,
+                axis.z + (p.z - axis.z) * scale,
             )
         })
         .collect();
     let jacket = scene.jacket();
-    let showing = scene
+    scene
         .coverage()
-        .showing_pct(&wide, jacket.positions, jacket.normals);
+        .showing_pct(&moved, jacket.positions, (axis.x, axis.z))
+}
+
+#[test]
+fn a_body_wider_than_its_jacket_shows_through_it() {
+    // Grown by two fifths: it reaches through the jacket.
+    let showing = showing_of_a_body_moved(1.4, 0.0);
     assert!(
         showing > 20.0,
         "only {showing} % of a wider body shows through the jacket"
     );
+    // The same body below the jacket's hem: nothing of the jacket is in front of it there, so
+    // none of it shows through (a thigh raised past a hem, a front swung open).
+    assert_eq!(showing_of_a_body_moved(1.4, 1.0), 0.0);
+    let character = Arc::new(Character::builtin());
+    let scene = Scene::new(character, &preset("tweed"), "idle").unwrap();
     assert!(
         scene.coverage().len() > 1000,
         "{} body vertices covered",
