@@ -312,9 +312,7 @@ impl Garment for ImportedGarment {
     }
 
     fn carries_rows_last(&self) -> bool {
-        // A closed one's rows are welded at the seam and held by the row pass round both
-        // legs; carried again, a skirt's hem went into the body on a jump.
-        self.legs.is_some() && !self.grid.closed
+        self.legs.is_some()
     }
 
     /// A long garment's lower rows keep their references out of the leg lines too, so the max

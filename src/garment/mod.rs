@@ -126,9 +126,11 @@ pub trait Garment: Any + Send + Sync {
     /// Whether the scene keeps neighbouring reference points in a row within
     /// [`Garment::reference_span`] once more after it has kept each column's references in
     /// the hard constraints' reach (which moves them down the columns and can part a row
-    /// again). The artist's open garment over the legs asks for it: pushed over a lunging thigh
-    /// and then down its columns, its rows' reference points parted past what the cloth can
-    /// span (a long coat's rows at several times their length on a dodge and a jump).
+    /// again). The garments over the legs ask for it: pushed over a lunging thigh by the leg
+    /// lines and then down their columns, their rows' reference points parted past what the
+    /// cloth can span (a long coat's rows at several times their length on a dodge and a
+    /// jump, a skirt's beside its seam on a sprint stop). The jackets do not: carried again,
+    /// a hem held round a raised knee was pulled across it.
     fn carries_rows_last(&self) -> bool {
         false
     }

@@ -277,6 +277,10 @@ impl Garment for Skirt {
         super::OVER_LEGS_REFERENCE_SPAN
     }
 
+    fn carries_rows_last(&self) -> bool {
+        true
+    }
+
     fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]) {
         self.rig.pose(posed.model, &[], frame);
         self.rig.references(frame, references);

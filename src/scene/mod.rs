@@ -23,7 +23,7 @@ use crate::garment::{
 };
 use crate::preset::{Garment as Template, Preset};
 use crate::sim::{
-    clear_point_on_sphere, push_out_all_among, swing_clear, Bounds, Cloth, Collider,
+    clear_point_on_sphere, push_out_all_among, swing_clear, twin, Bounds, Cloth, Collider,
     ConstraintKind, FabricParams, FoldError, FoldLine, Frame, LegLines, Shapes, StepInput,
     Topology,
 };
@@ -835,6 +835,7 @@ impl Scene {
         self.keep_references_in_reach(margin);
         if has_legs && self.garment.carries_rows_last() {
             self.carry_row_neighbours(margin);
+            self.keep_references_in_reach(margin);
         }
         self.colliders.push(Collider::Plane {
             point: Vec3::ZERO,
@@ -890,7 +891,8 @@ impl Scene {
     /// their rest length in a dodge). The point pushed less moves; a moved point is pushed
     /// out of the body again.
     fn carry_row_neighbours(&mut self, margin: f32) {
-        let pinned = &self.garment.rig().topology.pinned;
+        let topo = &self.garment.rig().topology;
+        let pinned = &topo.pinned;
         let body = &self.colliders[..self.body_colliders()];
         let span_ratio = self.garment.reference_span();
         let forward = self.horizontal.iter();
@@ -912,9 +914,13 @@ impl Scene {
             };
             let (rf, rt) = (self.references[from], self.references[to]);
             let carried = rf + (rt - rf) * (span / gap);
-            self.references[to] =
-                push_out_all_among(body, &self.body_bounds, carried, None, margin, 4);
-            self.leg_push[to] = self.leg_push[from];
+            let carried = push_out_all_among(body, &self.body_bounds, carried, None, margin, 4);
+            // A closed garment's seam is one particle with two references: they go together,
+            // or its two max-distance spheres part and hold the welded particle's links long.
+            for k in [to, twin(topo, to / topo.cols, to)] {
+                self.references[k] = carried;
+                self.leg_push[k] = self.leg_push[from];
+            }
         }
     }
 

@@ -81,6 +81,7 @@ pub use world_motion::{WorldMotion, TELEPORT_ANGLE, TELEPORT_DISTANCE};
 pub(crate) use broad::{push_out_all_among, push_out_masked, Bounds, Shapes};
 #[cfg(feature = "rig")]
 pub(crate) use hard_pass::{clear_point_on_sphere, swing_clear};
+pub(crate) use seam::twin;
 
 #[cfg(test)]
 mod tests;
