@@ -556,6 +556,24 @@ impl Arm {
     }
 }
 
+/// Half the distance between the built-in body's shoulder joints at rest, metres.
+const BUILTIN_SHOULDER_HALF_WIDTH: f32 = 0.185;
+
+/// How broad the shoulders of the rig's body are for its size: half the distance between the
+/// shoulder joints at rest over the built-in body's, both at the body's scale
+/// ([`GridLayout::body_scale`]). Exactly 1 on the built-in body.
+fn shoulder_breadth(rig: &GarmentRig) -> f32 {
+    let x = |s: usize| rig.rest_drivers[rig.bones.upperarm[s]].w_axis.x;
+    (x(0) - x(1)) * 0.5 / (BUILTIN_SHOULDER_HALF_WIDTH * rig.layout.body_scale)
+}
+
+/// How far a sleeve cap's top moves in toward the neck per unit of shoulder breadth over the
+/// built-in body's ([`shoulder_breadth`]), metres on the built-in body: half the joints' own
+/// move out. Moved in by all of it, the cap's top rose over the higher skin near the neck and
+/// stood there as a crease; by half, it covers the shoulder's top about as far in as on the
+/// built-in body.
+const CAP_TUCK_IN: f32 = BUILTIN_SHOULDER_HALF_WIDTH * 0.5;
+
 /// Rings of a sleeve's cap ([`add_sleeve`]).
 const CAP_RINGS: usize = 6;
 
@@ -567,6 +585,12 @@ fn add_sleeve(rig: &GarmentRig, arm: &Arm, skin: &RestSkin, m: &mut RenderMesh) 
     let first = m.positions.len() as u32;
     // How far above the shoulder joint the sleeve starts.
     let tuck = 0.06 * k;
+    // On shoulders broader than the built-in body's (for their size), the cap's top also
+    // moves in toward the neck, level over the shoulder's top ([`CAP_TUCK_IN`]): from a joint
+    // further out, the built-in's reach left the top of the shoulder bare between the collar
+    // and the cap. Narrower shoulders move it out. None on the built-in body.
+    let sign = if arm.side == 0 { 1.0 } else { -1.0 };
+    let inward = Vec3::new(-sign, 0.0, 0.0) * (CAP_TUCK_IN * (shoulder_breadth(rig) - 1.0) * k);
     for j in 0..=rings_n {
         // The first rings round the cap over the shoulder as a quarter of an ellipse, from its
         // top `tuck` above the joint on the arm's line to the sleeve's full width at the
@@ -581,7 +605,7 @@ fn add_sleeve(rig: &GarmentRig, arm: &Arm, skin: &RestSkin, m: &mut RenderMesh) 
         };
         // The sleeve starts inside the shoulder (under the yoke's edge) and flares there,
         // so no skin shows between the yoke and the sleeve.
-        let centre = start.lerp(end, t * 0.93) - axis * (tuck * lift);
+        let centre = start.lerp(end, t * 0.93) - axis * (tuck * lift) + inward * lift;
         // A little extra room around the elbow, so a bent arm does not poke through.
         let elbow = (-((t * 0.93 - 0.5) / 0.08).powi(2)).exp();
         let radius =
@@ -688,6 +712,13 @@ mod tests {
     use crate::garment::hood::HoodedJacket;
     use crate::garment::layout::{ring_at, wrapped_skin};
     use crate::garment::rig::{bone_from_axes, SHELL_UV};
+
+    #[test]
+    fn the_builtin_body_has_the_shoulder_breadth_the_sleeve_caps_are_drawn_to() {
+        let c = Character::builtin();
+        let jacket = Jacket::new(&c, &fitted_layout(&c)).unwrap();
+        assert_eq!(shoulder_breadth(jacket.rig()), 1.0);
+    }
 
     #[test]
     fn the_fitted_layout_on_the_builtin_character_is_the_default() {
