@@ -55,7 +55,11 @@ pub enum Command {
     Params,
     /// Run a preset on a clip with no window and print how the fabric behaves: stretch, hem
     /// swing and settle time, edge motion, penetration, max-distance saturation, resets, torn
-    /// links (when the preset's `tear_ratio` is on; `torn_links` in `--json`) and timings.
+    /// links (when the preset's `tear_ratio` is on; `torn_links` in `--json`), the skin showing
+    /// through the drawn garment (`skin_showing_pct`: the share of the skin it covers at rest
+    /// that lies further out than the garment, seen from around the body; skin with no garment
+    /// in front of it, below a lifted hem, does not count), for the artist's garment the
+    /// binding error, and timings.
     Simulate {
         /// The preset file.
         #[arg(long)]

@@ -428,6 +428,10 @@ impl Metrics {
                 .map(|n| format!("torn links              {n}\n"))
                 .unwrap_or_default()
                 + &self
+                    .skin_showing_pct
+                    .map(|pct| format!("skin showing through    {pct:.2} % at most\n"))
+                    .unwrap_or_default()
+                + &self
                     .binding_rms_mm
                     .zip(self.binding_max_mm)
                     .map(|(rms, max)| {
