@@ -200,13 +200,7 @@ impl Fitting<'_> {
             return;
         };
         let mesh = self.mesh;
-        let points: Vec<Vec3> = mesh
-            .positions
-            .iter()
-            .zip(self.owner)
-            .filter(|(_, o)| **o == Some(role))
-            .map(|(p, _)| *p)
-            .collect();
+        let points = self.skin_of(role);
         let fitted = if is_limb(role) {
             let pieces = limb_pieces(role, bone, self.skeleton, self.model, self.roles, &points);
             let split = pieces.len() > 1;
