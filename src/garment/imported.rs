@@ -24,7 +24,7 @@
 //!   lines ([`LegBones`], the cloth's row pass; [`Legs::of`] says why): its rows from the hips
 //!   down go over a raised thigh whole, with their reference points, and an open one's row
 //!   references are carried together again after the column reach
-//!   ([`Garment::carries_rows_last`]).
+//!   ([`Garment::held_over_legs`]).
 //! - The two rows under the pinned one ease from the pinned row's binding into the
 //!   garment's own weights ([`EASED_ROWS`]).
 
@@ -304,24 +304,8 @@ impl Garment for ImportedGarment {
         }
     }
 
-    fn reference_span(&self) -> f32 {
-        match self.legs {
-            Some(_) => super::OVER_LEGS_REFERENCE_SPAN,
-            None => super::REFERENCE_SPAN,
-        }
-    }
-
-    fn carries_rows_last(&self) -> bool {
-        self.legs.is_some()
-    }
-
-    /// A long garment's lower rows keep their references out of the leg lines too, so the max
-    /// distance sphere is centred where the leg lines let the cloth be.
-    fn keep_references(&self, references: &mut [Vec3]) {
-        if self.legs.is_some() {
-            self.lines
-                .push_references(self.rig.topology.cols, references);
-        }
+    fn held_over_legs(&self) -> Option<&LegLines> {
+        self.legs.is_some().then_some(&self.lines)
     }
 
     fn leg_lines(&self) -> Option<&LegLines> {

@@ -103,8 +103,8 @@ impl Body {
 }
 
 /// A garment on one character. Built once ([`dress`]); each step the scene calls
-/// [`Garment::pose`], then [`Garment::keep_references`] once the reference points are out of
-/// the body, then [`Garment::before_cloth`] and the cloth's step with the garment's
+/// [`Garment::pose`], then holds the reference points out of the body and of the legs the
+/// garment hangs over ([`Garment::held_over_legs`]), then [`Garment::before_cloth`] and the cloth's step with the garment's
 /// [`Garment::leg_lines`]; [`Garment::skin`] when the garment is drawn.
 pub trait Garment: Any + Send + Sync {
     /// The preset's name for this garment when it is one of the templates (`None`: the
@@ -117,31 +117,34 @@ pub trait Garment: Any + Send + Sync {
     /// What the cloth keeps out of.
     fn body(&self) -> &Body;
 
-    /// How far apart two neighbouring reference points in a row may be, x their link's rest
-    /// length (see [`crate::scene::Scene`]).
-    fn reference_span(&self) -> f32 {
-        REFERENCE_SPAN
+    /// The leg lines a garment hung over the legs holds its reference points out of (the
+    /// skirt's, the artist's garment whose hem hangs over the thighs), whether or not the
+    /// cloth's row pass is given them ([`Garment::leg_lines`]); `None` for one that ends above
+    /// the legs. After pushing the reference points out of the body and carrying neighbours
+    /// along, the scene pushes the lower rows' reference points out of these lines, so the max
+    /// distance sphere is centred where the lines let the cloth be. Pushed over a lunging
+    /// thigh and then down their columns, such a garment's rows' reference points part past
+    /// what the cloth can span (a long coat's rows at several times their length on a dodge and
+    /// a jump, a skirt's beside its seam on a sprint stop), so the scene carries them together
+    /// once more after the column reach, within the closer [`OVER_LEGS_REFERENCE_SPAN`]. The
+    /// jackets are not: carried again, a hem held round a raised knee was pulled across it.
+    fn held_over_legs(&self) -> Option<&LegLines> {
+        None
     }
 
-    /// Whether the scene keeps neighbouring reference points in a row within
-    /// [`Garment::reference_span`] once more after it has kept each column's references in
-    /// the hard constraints' reach (which moves them down the columns and can part a row
-    /// again). The garments over the legs ask for it: pushed over a lunging thigh by the leg
-    /// lines and then down their columns, their rows' reference points parted past what the
-    /// cloth can span (a long coat's rows at several times their length on a dodge and a
-    /// jump, a skirt's beside its seam on a sprint stop). The jackets do not: carried again,
-    /// a hem held round a raised knee was pulled across it.
-    fn carries_rows_last(&self) -> bool {
-        false
+    /// How far apart two neighbouring reference points in a row may be, x their link's rest
+    /// length (see [`crate::scene::Scene`]): closer for a garment hung over the legs
+    /// ([`Garment::held_over_legs`]).
+    fn reference_span(&self) -> f32 {
+        match self.held_over_legs() {
+            Some(_) => OVER_LEGS_REFERENCE_SPAN,
+            None => REFERENCE_SPAN,
+        }
     }
 
     /// Poses the garment's drivers for this step's pose (`frame`) and writes each particle's
     /// reference point (the centre of its max-distance sphere) into `references`.
     fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]);
-
-    /// Moves reference points where the garment keeps its cloth (the skirt's leg lines), after
-    /// the scene has moved them out of the body.
-    fn keep_references(&self, _references: &mut [Vec3]) {}
 
     /// Back to the start of a clip, posed by the last [`Garment::pose`].
     fn reset(&mut self, _posed: &Posed, _frame: &mut RigFrame) {}

@@ -273,25 +273,14 @@ impl Garment for Skirt {
         &self.body
     }
 
-    fn reference_span(&self) -> f32 {
-        super::OVER_LEGS_REFERENCE_SPAN
-    }
-
-    fn carries_rows_last(&self) -> bool {
-        true
-    }
-
     fn pose(&mut self, posed: &Posed, frame: &mut RigFrame, references: &mut [Vec3]) {
         self.rig.pose(posed.model, &[], frame);
         self.rig.references(frame, references);
         self.lines = self.legs.pose(posed.model, SKIRT_LEG_ROWS);
     }
 
-    /// The lower rows keep their references out of the leg lines too, so the max distance
-    /// sphere is centred where the leg lines let the cloth be.
-    fn keep_references(&self, references: &mut [Vec3]) {
-        self.lines
-            .push_references(self.rig.topology.cols, references);
+    fn held_over_legs(&self) -> Option<&LegLines> {
+        Some(&self.lines)
     }
 
     fn leg_lines(&self) -> Option<&LegLines> {

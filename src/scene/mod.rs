@@ -830,10 +830,15 @@ impl Scene {
         if has_legs {
             self.carry_row_neighbours(margin);
         }
-        self.garment.keep_references(&mut self.references);
+        let over_legs = self.garment.held_over_legs();
+        if let Some(lines) = over_legs {
+            let cols = self.garment.rig().topology.cols;
+            lines.push_references(cols, &mut self.references);
+        }
+        let over_legs = over_legs.is_some();
 
         self.keep_references_in_reach(margin);
-        if has_legs && self.garment.carries_rows_last() {
+        if has_legs && over_legs {
             self.carry_row_neighbours(margin);
             self.keep_references_in_reach(margin);
         }
