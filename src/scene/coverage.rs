@@ -11,9 +11,11 @@
 //! and it does not count.
 //!
 //! The garment's outer surface is drawn once per measurement into a map round the axis: per
-//! angle and height, the largest distance from the axis of a garment triangle there.
+//! angle and height, the largest distance from the axis of a garment triangle there. The map
+//! is kept between measurements, so measuring every step allocates nothing once it has grown
+//! to the garment's height.
 
-use std::f32::consts::TAU;
+use std::f32::consts::{PI, TAU};
 
 use glam::Vec3;
 
@@ -27,6 +29,8 @@ pub struct Coverage {
     body: Vec<u32>,
     /// The garment's outer-surface triangles (render vertex indices).
     outer: Vec<[u32; 3]>,
+    /// The last measurement's map of the outer surface ([`RadiusMap`]).
+    map: RadiusMap,
 }
 
 /// How far outside the garment's surface a body vertex may lie before it counts as showing,
@@ -36,18 +40,22 @@ const SHOW_TOLERANCE_M: f32 = 0.003;
 /// The map's cells round the axis (one and a half degrees each: 4 mm at a waist's radius).
 const MAP_ANGLES: usize = 240;
 
+/// The angle one map cell spans, radians.
+const MAP_CELL_ANGLE: f32 = TAU / MAP_ANGLES as f32;
+
 /// The map's cell height, metres.
 const MAP_CELL_HEIGHT: f32 = 0.01;
 
 impl Coverage {
-    /// The pairs for `rig` on `character` at rest (`axis`: the body's vertical axis, x and z).
+    /// The covered body vertices and the outer surface of `rig` on `character` at rest
+    /// (`axis`: the body's vertical axis, x and z).
     pub fn new(character: &Character, rig: &GarmentRig, axis: (f32, f32)) -> Self {
         let topo = &rig.topology;
         let (cols, rows) = (topo.cols, topo.rows);
         let row_y =
             |r: usize| (0..cols).map(|c| topo.rest[r * cols + c].y).sum::<f32>() / cols as f32;
         let (top, hem) = (row_y(0), row_y(rows - 1));
-        let angle = |p: Vec3| (p.x - axis.0).atan2(p.z - axis.1);
+        let angle = |p: Vec3| cylindrical(p, axis).0;
         let mid = rows / 2 * cols;
         let (first, last) = (topo.rest[mid], topo.rest[mid + cols - 1]);
         let start = angle(first);
@@ -96,7 +104,11 @@ impl Coverage {
             .filter(|&b| (angle(body[b]) - start).rem_euclid(TAU) <= span)
             .map(|b| b as u32)
             .collect();
-        Self { body, outer }
+        Self {
+            body,
+            outer,
+            map: RadiusMap::default(),
+        }
     }
 
     /// How many body vertices the garment should cover.
@@ -112,11 +124,12 @@ impl Coverage {
     /// The share of those that show through the drawn garment, percent: `body` the skinned
     /// body, `garment` the skinned garment, `axis` the pelvis's vertical axis (x, z) in this
     /// pose.
-    pub fn showing_pct(&self, body: &[Vec3], garment: &[Vec3], axis: (f32, f32)) -> f32 {
-        if self.body.is_empty() || self.outer.is_empty() {
+    pub fn showing_pct(&mut self, body: &[Vec3], garment: &[Vec3], axis: (f32, f32)) -> f32 {
+        if self.is_empty() {
             return 0.0;
         }
-        let map = RadiusMap::draw(&self.outer, garment, axis);
+        self.map.draw(&self.outer, garment, axis);
+        let map = &self.map;
         let showing = self
             .body
             .iter()
@@ -139,6 +152,7 @@ fn cylindrical(p: Vec3, axis: (f32, f32)) -> (f32, f32, f32) {
 
 /// Per angle round the axis and height, the largest distance from the axis of the garment's
 /// outer surface there (`NaN` where it has none).
+#[derive(Clone, Debug, Default)]
 struct RadiusMap {
     bottom: f32,
     rows: usize,
@@ -146,8 +160,9 @@ struct RadiusMap {
 }
 
 impl RadiusMap {
-    /// The map of `triangles` of the mesh at `pos`.
-    fn draw(triangles: &[[u32; 3]], pos: &[Vec3], axis: (f32, f32)) -> Self {
+    /// Redraws the map from `triangles` of the mesh at `pos`, in the cells it already has
+    /// where they are enough.
+    fn draw(&mut self, triangles: &[[u32; 3]], pos: &[Vec3], axis: (f32, f32)) {
         let ys = triangles.iter().flatten().map(|&v| pos[v as usize].y);
         let (bottom, top) = ys.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
             (lo.min(y), hi.max(y))
@@ -157,22 +172,19 @@ impl RadiusMap {
         } else {
             0
         };
-        let mut map = Self {
-            bottom,
-            rows,
-            radius: vec![f32::NAN; rows * MAP_ANGLES],
-        };
+        self.bottom = bottom;
+        self.rows = rows;
+        self.radius.clear();
+        self.radius.resize(rows * MAP_ANGLES, f32::NAN);
         for t in triangles {
-            map.fill(t.map(|v| cylindrical(pos[v as usize], axis)));
+            self.fill(t.map(|v| cylindrical(pos[v as usize], axis)));
         }
-        map
     }
 
     /// The map's column and row of angle `a` and height `y` (the row may be out of the map).
     fn cell(&self, a: f32, y: f32) -> (isize, isize) {
-        let da = TAU / MAP_ANGLES as f32;
         (
-            ((a + std::f32::consts::PI) / da).floor() as isize,
+            ((a + PI) / MAP_CELL_ANGLE).floor() as isize,
             ((y - self.bottom) / MAP_CELL_HEIGHT).floor() as isize,
         )
     }
@@ -195,7 +207,7 @@ impl RadiusMap {
         // Angles within half a turn of the first corner's, so a triangle across the map's
         // edge (behind the body) stays one triangle.
         for p in [&mut p1, &mut p2] {
-            p.0 = p0.0 + (p.0 - p0.0 + std::f32::consts::PI).rem_euclid(TAU) - std::f32::consts::PI;
+            p.0 = p0.0 + (p.0 - p0.0 + PI).rem_euclid(TAU) - PI;
         }
         let area = (p1.0 - p0.0) * (p2.1 - p0.1) - (p2.0 - p0.0) * (p1.1 - p0.1);
         if area.abs() < 1e-9 || !area.is_finite() {
@@ -203,11 +215,10 @@ impl RadiusMap {
         }
         let (c0, r0) = self.cell(p0.0.min(p1.0).min(p2.0), p0.1.min(p1.1).min(p2.1));
         let (c1, r1) = self.cell(p0.0.max(p1.0).max(p2.0), p0.1.max(p1.1).max(p2.1));
-        let da = TAU / MAP_ANGLES as f32;
         for r in r0.max(0)..=r1.min(self.rows as isize - 1) {
             let y = self.bottom + (r as f32 + 0.5) * MAP_CELL_HEIGHT;
             for c in c0..=c1.min(c0 + MAP_ANGLES as isize) {
-                let a = (c as f32 + 0.5) * da - std::f32::consts::PI;
+                let a = (c as f32 + 0.5) * MAP_CELL_ANGLE - PI;
                 let w1 = ((a - p0.0) * (p2.1 - p0.1) - (p2.0 - p0.0) * (y - p0.1)) / area;
                 let w2 = ((p1.0 - p0.0) * (y - p0.1) - (a - p0.0) * (p1.1 - p0.1)) / area;
                 if w1 < 0.0 || w2 < 0.0 || w1 + w2 > 1.0 {

@@ -303,7 +303,7 @@ impl Scene {
 
     /// The share of the body's vertices the garment should cover that show through the drawn
     /// garment, percent ([`Coverage`]), as of the last [`Scene::skin_meshes`].
-    pub fn skin_showing_pct(&self) -> f32 {
+    pub fn skin_showing_pct(&mut self) -> f32 {
         debug_assert!(self.skinned, "Scene::skin_showing_pct before skin_meshes");
         let pelvis = self.model[self.pelvis].w_axis;
         self.coverage

@@ -49,10 +49,8 @@ fn showing_of_a_body_moved(scale: f32, drop: f32) -> f32 {
             )
         })
         .collect();
-    let jacket = scene.jacket();
-    scene
-        .coverage()
-        .showing_pct(&moved, jacket.positions, (axis.x, axis.z))
+    let mut coverage = scene.coverage().clone();
+    coverage.showing_pct(&moved, scene.jacket().positions, (axis.x, axis.z))
 }
 
 #[test]
