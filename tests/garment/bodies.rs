@@ -127,6 +127,11 @@ fn shoulder_top_showing_pct(scene: &Scene) -> f32 {
     let depth = 0.05 * scene.rig().layout().body_scale;
     let hood = scene.rig().render.hood.clone();
     let g = scene.jacket();
+    // The drawn garment's triangles but the hood's, as corner positions, gathered once.
+    let cloth: Vec<[Vec3; 3]> = (g.indices.chunks_exact(3))
+        .filter(|t| !t.iter().any(|&v| hood.contains(&(v as usize))))
+        .map(|t| [t[0], t[1], t[2]].map(|v| g.positions[v as usize]))
+        .collect();
     let body = scene.body();
     let (mut top, mut showing) = (0usize, 0usize);
     for (p, n) in body.positions.iter().zip(body.normals) {
@@ -140,10 +145,7 @@ fn shoulder_top_showing_pct(scene: &Scene) -> f32 {
             continue;
         }
         top += 1;
-        let covered = g.indices.chunks_exact(3).any(|t| {
-            !t.iter().any(|&v| hood.contains(&(v as usize)))
-                && below_triangle(*p, [t[0], t[1], t[2]].map(|v| g.positions[v as usize]))
-        });
+        let covered = cloth.iter().any(|&t| below_triangle(*p, t));
         showing += usize::from(!covered);
     }
     assert!(top >= 10, "only {top} skin vertices on the shoulders' top");
@@ -249,7 +251,7 @@ const SHOWING_EVERY: usize = 5;
 
 /// The largest horizontal stretch and skin showing (percent) of `template` on `body` playing
 /// `clip` for `steps` steps, with the other guarantees checked every step.
-fn largest_stretch(
+fn largest_stretch_and_showing(
     c: &Arc<Character>,
     body: &str,
     template: &str,
@@ -282,7 +284,7 @@ fn holds_on_every_body(template: &str) {
         .map_or(0.0, |k| k.1);
     for (body, c) in bodies(dir.path()) {
         for (clip, steps) in [("dodge", 150), ("run", 100)] {
-            let (h, showing) = largest_stretch(&c, body, template, clip, steps);
+            let (h, showing) = largest_stretch_and_showing(&c, body, template, clip, steps);
             let known = KNOWN_OVER
                 .iter()
                 .find(|k| (k.0, k.1, k.2) == (body, template, clip));
