@@ -16,7 +16,9 @@
 //! 7. explosion check: a non-finite or exploded state resets the cloth to the reference pose
 //!    and ends the step;
 //! 8. collisions (push out of every collider, remember the contact; a particle deep inside
-//!    leaves toward its reference point, the side it belongs on);
+//!    leaves toward its reference point, the side it belongs on), then every row link that
+//!    still cuts through an ellipsoid or sphere moved out of it whole, both ends the same way
+//!    (not on a cloth given leg lines, whose row pass lifts its links over the legs);
 //! 9. max distance from the reference pose;
 //! 10. the hard pass ([`super::hard_pass`]): columns top-down at rest length, moving only the
 //!     lower particle, kept out of the colliders and within its max distance by swinging it
@@ -204,6 +206,8 @@ pub struct Cloth {
     /// Every link sorted top-down for the deformation limit, the lower end taking the whole
     /// correction (the upper one is already solved), or half each on the same row.
     limit: Vec<Proj>,
+    /// The row (horizontal stretch) links, for the links' collisions.
+    row_links: Vec<(u32, u32)>,
     /// Which links are torn (all whole until something stretches past the tear ratio).
     tears: Tears,
     /// Per particle: on an edge of the cloth, the topology's edges and every particle a torn
@@ -315,7 +319,13 @@ impl Cloth {
             })
             .collect();
         limit.sort_by_key(|l| (topo.row(l.a as usize).min(topo.row(l.b as usize)), l.a, l.b));
+        let row_links = (topo.links.iter())
+            .filter(|l| l.kind == ConstraintKind::StretchHorizontal)
+            .filter(|l| !(topo.pinned[l.a as usize] && topo.pinned[l.b as usize]))
+            .map(|l| (l.a, l.b))
+            .collect();
         let mut cloth = Self {
+            row_links,
             limit,
             stretch,
             shear_bend,
@@ -784,7 +794,9 @@ impl Cloth {
         let to_local = frame.rotation.inverse();
         self.compute_wind(to_local, &p, dt);
         self.integrate(to_local * Vec3::new(0.0, -p.gravity, 0.0), &p, dt);
-        self.relax_passes(colliders, reference, &p);
+        // A garment over the legs lifts its row links out of the legs in the row pass.
+        let links = lines.is_none();
+        self.relax_passes(colliders, reference, &p, links);
         if self.tears.check(&self.topo, &self.pos, p.tear_ratio) {
             self.refresh_weights();
             self.open_torn_edges();
@@ -796,7 +808,7 @@ impl Cloth {
         if self.exploded(reference) {
             return self.reset_exploded(reference, dt_time);
         }
-        let contacts = self.collide(colliders, reference, p.collision_margin, true);
+        let contacts = self.collide(colliders, reference, p.collision_margin, true, links);
         if p.hard_constraints {
             let input = HardInput {
                 reference,
@@ -951,19 +963,31 @@ impl Cloth {
     /// `iterations` relaxation passes: the stretch links, then the shear/bend links, each with
     /// its own stiffness, on the padded copy of the positions (left equal to them).
     #[inline]
-    fn relax_passes(&mut self, colliders: &[Collider], reference: &[Vec3], p: &FabricParams) {
+    fn relax_passes(
+        &mut self,
+        colliders: &[Collider],
+        reference: &[Vec3],
+        p: &FabricParams,
+        links: bool,
+    ) {
         if p.iterations == 0 {
             return;
         }
         pad(&self.pos, &mut self.work);
-        self.relax_padded(colliders, reference, p);
+        self.relax_padded(colliders, reference, p, links);
         unpad(&self.work, &mut self.pos);
     }
 
     /// The passes of [`Cloth::relax_passes`] on `work` (padded on entry, read back on exit).
     /// Every form gives the same bits: the two lists one after the other, the one list of a
     /// pass, or with no colliders to push between the passes, the one list of them all.
-    fn relax_padded(&mut self, colliders: &[Collider], reference: &[Vec3], p: &FabricParams) {
+    fn relax_padded(
+        &mut self,
+        colliders: &[Collider],
+        reference: &[Vec3],
+        p: &FabricParams,
+        links: bool,
+    ) {
         let k = [p.stretch_stiffness, p.shear_bend_stiffness];
         // A stiffness of 0 skips its links (no move, not even -0 to +0): only the two lists.
         let together = k.iter().all(|&k| k > 0.0);
@@ -987,7 +1011,7 @@ impl Cloth {
             // The last pass's contacts are the collision stage after the explosion check.
             if !colliders.is_empty() && pass + 1 < p.iterations {
                 unpad(&self.work, &mut self.pos);
-                self.collide(colliders, reference, p.collision_margin, false);
+                self.collide(colliders, reference, p.collision_margin, false, links);
                 pad(&self.pos, &mut self.work);
             }
         }
@@ -1046,13 +1070,15 @@ impl Cloth {
     /// Pushes every free particle out of every collider (deep ones toward their reference)
     /// and marks the ones that touched; with `clamp`, then puts every particle further than its
     /// max distance from its reference point onto that sphere (both are each particle's own
-    /// business, so one walk does both). Returns how many particles are marked this step.
+    /// business, so one walk does both); with `links`, then the row links
+    /// ([`Cloth::collide_links`]). Returns how many particles are marked this step.
     fn collide(
         &mut self,
         colliders: &[Collider],
         reference: &[Vec3],
         margin: f32,
         clamp: bool,
+        links: bool,
     ) -> u32 {
         // Every per-particle slice cut to one length, so the walk checks no index.
         let n = self.pos.len();
@@ -1073,6 +1099,52 @@ impl Cloth {
             }
             *slot = x;
             marked += contact[i] as u32;
+        }
+        if links && !colliders.is_empty() {
+            marked += self.collide_links(colliders, reference, margin, clamp);
+        }
+        marked
+    }
+
+    /// Moves every row link that still cuts through a collider out of it whole, both free ends
+    /// the same way ([`Collider::link_push`]), marks them as touching and, with `clamp`, puts
+    /// them back within their max distance. Pushed out one by one, the two ends of a link a
+    /// limb rises between (a thigh into a jacket's hem, an arm into a veil) leave by the two
+    /// sides of it, a limb's width apart, and the row stretches round it; moved whole, the row
+    /// goes over it. A link lying on a collider cuts into it between its ends, so this also
+    /// holds resting cloth a chord's depth further out, and those ends touch: contact damping
+    /// holds them as it holds a particle pushed out. Returns how many particles it newly
+    /// marked.
+    fn collide_links(
+        &mut self,
+        colliders: &[Collider],
+        reference: &[Vec3],
+        margin: f32,
+        clamp: bool,
+    ) -> u32 {
+        let mut marked = 0;
+        for &(a, b) in &self.row_links {
+            if self.tears.is_dead(a, b) {
+                continue;
+            }
+            let (a, b) = (a as usize, b as usize);
+            for c in colliders {
+                let Some(push) = c.link_push(self.pos[a], self.pos[b], margin) else {
+                    continue;
+                };
+                for i in [a, b] {
+                    if self.topo.pinned[i] {
+                        continue;
+                    }
+                    let mut x = self.pos[i] + push;
+                    if clamp {
+                        x = clamp_to(x, reference[i], self.max_distance[i]);
+                    }
+                    self.pos[i] = x;
+                    marked += u32::from(!self.contact[i]);
+                    self.contact[i] = true;
+                }
+            }
         }
         marked
     }

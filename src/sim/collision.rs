@@ -222,6 +222,37 @@ impl Collider {
         }
     }
 
+    /// How far to move a link from `a` to `b`, both ends by the same vector, so that it no
+    /// longer cuts through this ellipsoid or sphere grown by `margin`: its point nearest the
+    /// centre (in the shape's unit-sphere space) goes out to the surface straight away from
+    /// the centre. `None` when the link passes clear, when it runs through the centre itself
+    /// (no way out is nearer than another), and for capsules and planes.
+    #[inline]
+    pub fn link_push(&self, a: Vec3, b: Vec3, margin: f32) -> Option<Vec3> {
+        // Most links pass wide of the shape's bounding sphere.
+        let (center, bound2) = self.bounding_sphere(margin)?;
+        let ab = b - a;
+        let t = ((center - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
+        if (a + ab * t).distance_squared(center) >= bound2 {
+            return None;
+        }
+        let (center, rotation, radii) = self.grown_ellipsoid(margin)?;
+        let (inv, radii) = (rotation.inverse(), Vec3A::from(radii));
+        let (q0, q1) = (
+            to_unit(inv, center, radii, a),
+            to_unit(inv, center, radii, b),
+        );
+        let d = q1 - q0;
+        let s = (-q0.dot(d) / d.length_squared().max(1e-12)).clamp(0.0, 1.0);
+        let nearest = q0 + d * s;
+        let len = nearest.length();
+        if !(1e-4..1.0).contains(&len) {
+            return None;
+        }
+        let out = from_unit(rotation, center, radii, nearest / len);
+        Some(out - from_unit(rotation, center, radii, nearest))
+    }
+
     /// [`Collider::push_out_toward`] past the bounding-sphere test.
     #[inline(never)]
     pub(crate) fn push_out_toward_near(&self, p: Vec3, anchor: Vec3, margin: f32) -> Vec3 {
