@@ -16,9 +16,10 @@
 //! 7. explosion check: a non-finite or exploded state resets the cloth to the reference pose
 //!    and ends the step;
 //! 8. collisions (push out of every collider, remember the contact; a particle deep inside
-//!    leaves toward its reference point, the side it belongs on), then every row link that
-//!    still cuts through an ellipsoid or sphere moved out of it whole, both ends the same way
-//!    (not on a cloth given leg lines, whose row pass lifts its links over the legs);
+//!    leaves toward its reference point, the side it belongs on), then every row link near
+//!    its reference points that still cuts through an ellipsoid or sphere moved out of it
+//!    whole, both ends the same way (not on a cloth given leg lines, whose row pass lifts its
+//!    links over the legs);
 //! 9. max distance from the reference pose;
 //! 10. the hard pass ([`super::hard_pass`]): columns top-down at rest length, moving only the
 //!     lower particle, kept out of the colliders and within its max distance by swinging it
@@ -174,6 +175,10 @@ pub enum SolveOrder {
     /// bands is solved `Interleaved`.
     Banded,
 }
+
+/// The share of its max distance within which both ends of a row link must lie for the link
+/// to be kept out of the colliders whole ([`Cloth::collide_links`]).
+const LINK_REACH: f32 = 0.5;
 
 /// A simulated cloth.
 #[derive(Clone, Debug)]
@@ -1113,8 +1118,10 @@ impl Cloth {
     /// sides of it, a limb's width apart, and the row stretches round it; moved whole, the row
     /// goes over it. A link lying on a collider cuts into it between its ends, so this also
     /// holds resting cloth a chord's depth further out, and those ends touch: contact damping
-    /// holds them as it holds a particle pushed out. Returns how many particles it newly
-    /// marked.
+    /// holds them as it holds a particle pushed out. A link with an end further from its
+    /// reference point than [`LINK_REACH`] of its max distance (a panel a storm blew round a
+    /// leg) is left to pass through, as particles may: held on the far side, it hooked on the
+    /// thigh and never came back. Returns how many particles it newly marked.
     fn collide_links(
         &mut self,
         colliders: &[Collider],
@@ -1132,6 +1139,12 @@ impl Cloth {
                 let Some(push) = c.link_push(self.pos[a], self.pos[b], margin) else {
                     continue;
                 };
+                let far = |i: usize| {
+                    self.pos[i].distance(reference[i]) > LINK_REACH * self.max_distance[i]
+                };
+                if far(a) || far(b) {
+                    continue;
+                }
                 for i in [a, b] {
                     if self.topo.pinned[i] {
                         continue;

@@ -13,11 +13,9 @@ fn the_preset_against_itself_does_not_drift() {
     let row = drift(c, &preset, "walk", 60.0, 1.0).unwrap();
     assert_eq!(row.converted_rms_cm, 0.0);
     assert_eq!(row.unconverted_max_cm, 0.0);
-    // The heavy tweed is hardly chaotic: a millionth more damping stays within about a
-    // centimetre over a second of walking (the row links resting on the body switch contact
-    // damping on and off as a particle does; a chaotic fabric parts by many centimetres).
-    assert!(row.floor_max_cm < 1.5, "floor {} cm", row.floor_max_cm);
-    assert!(row.floor_rms_cm < 0.3, "floor RMS {} cm", row.floor_rms_cm);
+    // The heavy tweed is hardly chaotic: a millionth more damping stays within a few
+    // millimetres over a second of walking.
+    assert!(row.floor_max_cm < 0.5, "floor {} cm", row.floor_max_cm);
 }
 
 #[test]
