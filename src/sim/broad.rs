@@ -23,7 +23,7 @@ use super::Collider;
 /// Particles per run.
 const RUN: usize = 8;
 /// Most colliders one mask holds: with more, every point is tested against all.
-const MASK_BITS: usize = u64::BITS as usize;
+pub(crate) const MASK_BITS: usize = u64::BITS as usize;
 
 /// Colliders to test for one point: its run's, and the colliders' [`Bounds`] when the
 /// candidates come from a broad phase.
@@ -406,6 +406,21 @@ impl Broad {
     /// This step's colliders in the form tested four at a time.
     pub(crate) fn bounds(&self) -> &Bounds {
         &self.bounds
+    }
+
+    /// The colliders that can reach the segment from `p` to `q`, the positions of particles
+    /// `i` and `j`, grown by `margin`: bit `k` for collider `k`. The choice of a run whose box
+    /// holds both ends (so the whole segment: a collider left out has no point of its
+    /// bounding sphere there, and [`Collider::link_push`] would leave the link alone); every
+    /// bit where neither does, for another margin, and past [`MASK_BITS`] colliders (the
+    /// caller tests those always).
+    #[inline]
+    pub(crate) fn of_segment(&self, i: usize, j: usize, p: Vec3, q: Vec3, margin: f32) -> u64 {
+        [i, j]
+            .into_iter()
+            .map(|k| self.of(k, margin).run)
+            .find(|run| run.covers(p) && run.covers(q))
+            .map_or(u64::MAX, |run| run.mask)
     }
 
     /// Particle `i`'s candidates for colliders grown by `margin` ([`Candidates::ALL`] for

@@ -45,7 +45,7 @@
 use glam::{Quat, Vec3};
 
 use super::bands::{Bands, PARALLEL_MIN_PARTICLES};
-use super::broad::{push_out_each, Broad};
+use super::broad::{push_out_each, Broad, MASK_BITS};
 use super::collision::Collider;
 use super::hard_pass::{HardInput, HardPass};
 use super::leg_lines::LegLines;
@@ -1135,7 +1135,14 @@ impl Cloth {
                 continue;
             }
             let (a, b) = (a as usize, b as usize);
-            for c in colliders {
+            // Only the colliders that can reach the link where it is; recomputed once it moved.
+            let mut reach = self
+                .broad
+                .of_segment(a, b, self.pos[a], self.pos[b], margin);
+            for (k, c) in colliders.iter().enumerate() {
+                if k < MASK_BITS && reach >> k & 1 == 0 {
+                    continue;
+                }
                 let Some(push) = c.link_push(self.pos[a], self.pos[b], margin) else {
                     continue;
                 };
@@ -1157,6 +1164,9 @@ impl Cloth {
                     marked += u32::from(!self.contact[i]);
                     self.contact[i] = true;
                 }
+                reach = self
+                    .broad
+                    .of_segment(a, b, self.pos[a], self.pos[b], margin);
             }
         }
         marked

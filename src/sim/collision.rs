@@ -231,9 +231,7 @@ impl Collider {
     pub fn link_push(&self, a: Vec3, b: Vec3, margin: f32) -> Option<Vec3> {
         // Most links pass wide of the shape's bounding sphere.
         let (center, bound2) = self.bounding_sphere(margin)?;
-        let ab = b - a;
-        let t = ((center - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
-        if (a + ab * t).distance_squared(center) >= bound2 {
+        if closest_on_segment(center, a, b).distance_squared(center) >= bound2 {
             return None;
         }
         let (center, rotation, radii) = self.grown_ellipsoid(margin)?;
